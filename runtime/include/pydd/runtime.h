@@ -1,0 +1,8 @@
+// pydd runtime: the one header every generated kernel includes.
+#pragma once
+
+#include "pydd/abi.h"
+#include "pydd/array.h"
+#include "pydd/errors.h"
+#include "pydd/print.h"
+#include "pydd/scalar.h"
