@@ -1,0 +1,514 @@
+#include "codegen/CppEmitter.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "ir/Visitor.h"
+#include "stdlib/Catalog.h"
+
+namespace pydd {
+
+std::string cxxVariable(const Module& m, const Function& f, const std::string& name);
+
+namespace {
+
+const std::set<std::string>& cxxReserved() {
+  static const std::set<std::string> words = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+      "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+      "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+      "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+      "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+      "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
+      "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+      // Names the generated code or the C library uses unqualified.
+      "pydd", "std", "main", "errno", "assert", "NULL", "INFINITY", "NAN", "int8_t", "int16_t", "int32_t",
+      "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "_object"};
+  return words;
+}
+
+/// Scalar type of a literal C++ expression in the generated code.
+std::string cxxScalar(const Type& t) { return cxxScalarType(t.elem()); }
+
+std::string floatLiteral(double v) {
+  if (std::isnan(v)) return "std::numeric_limits<double>::quiet_NaN()";
+  if (std::isinf(v)) return v > 0 ? "std::numeric_limits<double>::infinity()" : "(-std::numeric_limits<double>::infinity())";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return v < 0 ? "(" + s + ")" : s;
+}
+
+std::string intLiteral(int64_t v) {
+  if (v == INT64_MIN) return "(-9223372036854775807LL - 1)";
+  std::string s = std::to_string(v);
+  if (v > INT32_MAX || v < INT32_MIN) s += "LL";
+  return v < 0 ? "(" + s + ")" : s;
+}
+
+std::string stringLiteral(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+bool alwaysReturns(const Block& b);
+
+bool containsBreak(const Block& b) {
+  for (auto& s : b.stmts) {
+    if (s->kind == StmtKind::Break) return true;
+    if (s->kind == StmtKind::For || s->kind == StmtKind::While) continue;  // their breaks are their own
+    bool found = false;
+    forEachPart(const_cast<Stmt&>(*s), [](ExprPtr&) {}, [&](Block& inner) { found = found || containsBreak(inner); });
+    if (found) return true;
+  }
+  return false;
+}
+
+/// Whether control cannot fall off the end of `b` (a conservative answer).
+bool alwaysReturns(const Block& b) {
+  for (auto& s : b.stmts) {
+    if (s->kind == StmtKind::Return) return true;
+    if (auto* i = dyn_cast<If>(s.get()); i && i->elseBody && alwaysReturns(*i->thenBody) && alwaysReturns(*i->elseBody))
+      return true;
+    if (auto* w = dyn_cast<While>(s.get())) {
+      auto* lit = dyn_cast<BoolLit>(w->cond.get());
+      if (lit && lit->value && !containsBreak(*w->body)) return true;
+    }
+    if (auto* t = dyn_cast<Task>(s.get()); t && alwaysReturns(*t->body)) return true;
+  }
+  return false;
+}
+
+/// Variables that are provably non-negative wherever they are read: every
+/// definition is a range loop from a non-negative start with a positive
+/// step. Their element indices need no negative-index wrap.
+class NonNegativeVars : public Visitor {
+ public:
+  using Visitor::visit;
+  std::set<std::string> candidates, rejected;
+
+  void visit(const Stmt& s) override {
+    if (auto* f = dyn_cast<For>(&s)) {
+      auto* start = dyn_cast<IntLit>(f->start.get());
+      auto* step = dyn_cast<IntLit>(f->step.get());
+      if (f->isRange && start && start->value >= 0 && step && step->value > 0)
+        candidates.insert(f->var);
+      else
+        rejected.insert(f->var);
+    } else if (auto* a = dyn_cast<Assign>(&s)) {
+      for (auto& t : a->targets)
+        if (auto* v = dyn_cast<VarRef>(t.get())) rejected.insert(v->name);
+    }
+    visitChildren(s);
+  }
+  bool contains(const std::string& name) const { return candidates.count(name) && !rejected.count(name); }
+};
+
+/// Array variables used in element accesses: they get a View local.
+class IndexedArrays : public Visitor {
+ public:
+  using Visitor::visit;
+  std::set<std::string> names;
+  void visit(const Expr& e) override {
+    if (auto* idx = dyn_cast<Index>(&e))
+      if (auto* v = dyn_cast<VarRef>(idx->base.get())) names.insert(v->name);
+    visitChildren(e);
+  }
+};
+
+/// Parameters the body rebinds: they are passed by value, not const&.
+std::set<std::string> reassignedNames(const Block& body) {
+  struct Finder : Visitor {
+    using Visitor::visit;
+    std::set<std::string> names;
+    void visit(const Stmt& s) override {
+      if (auto* a = dyn_cast<Assign>(&s))
+        for (auto& t : a->targets)
+          if (auto* v = dyn_cast<VarRef>(t.get())) names.insert(v->name);
+      if (auto* f = dyn_cast<For>(&s)) names.insert(f->var);
+      visitChildren(s);
+    }
+  } finder;
+  finder.visit(body);
+  return finder.names;
+}
+
+class FunctionEmitter {
+ public:
+  FunctionEmitter(const Module& m, const Function& f, const CppOptions& o) : M(m), F(f), Opts(o) {
+    NonNeg.visit(*f.body);
+    IndexedArrays indexed;
+    indexed.visit(*f.body);
+    Indexed = indexed.names;
+    for (auto& p : f.params) Used.insert(p.name);
+    for (auto& l : f.locals) Used.insert(l.name);
+  }
+
+  std::string emit() {
+    Out += cxxDeclaration(M, F) + " {\n";
+    for (auto& l : F.locals) line(1, "[[maybe_unused]] " + cxxType(l.type) + " " + var(l.name) + "{};");
+    for (auto& p : F.params)
+      if (p.type.isArray() && Indexed.count(p.name)) declareView(p.name);
+    for (auto& l : F.locals)
+      if (l.type.isArray() && Indexed.count(l.name)) declareView(l.name);
+    block(*F.body, 1);
+    if (!F.returnType.isVoid() && !alwaysReturns(*F.body))
+      line(1, "pydd::missing_return(\"" + F.name + "\");");
+    Out += "}\n";
+    return Out;
+  }
+
+ private:
+  void line(int depth, const std::string& text) {
+    Out.append(static_cast<size_t>(depth) * 2, ' ');
+    Out += text;
+    Out += '\n';
+  }
+
+  /// A fresh C++ name for a compiler temporary.
+  std::string temp(const std::string& hint) {
+    for (;;) {
+      std::string name = hint + "_" + std::to_string(NextTemp++);
+      if (!Used.count(name) && !cxxReserved().count(name)) {
+        Used.insert(name);
+        return name;
+      }
+    }
+  }
+
+  void declareView(const std::string& var) {
+    std::string v = temp(var + "_v");
+    Views[var] = v;
+    line(1, "[[maybe_unused]] auto " + v + " = " + this->var(var) + ".view();");
+  }
+
+  // ---- expressions ----
+
+  std::string expr(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::IntLit: return intLiteral(static_cast<const IntLit&>(e).value);
+      case ExprKind::FloatLit: return floatLiteral(static_cast<const FloatLit&>(e).value);
+      case ExprKind::BoolLit: return static_cast<const BoolLit&>(e).value ? "true" : "false";
+      case ExprKind::StrLit: return stringLiteral(static_cast<const StrLit&>(e).value);
+      case ExprKind::Var: return var(static_cast<const VarRef&>(e).name);
+      case ExprKind::Unary: {
+        auto& u = static_cast<const Unary&>(e);
+        const char* op = u.op == UnaryOp::Neg ? "-" : u.op == UnaryOp::Pos ? "+" : "~";
+        // C++ widens int32 operands to int; narrow back to the IR type.
+        return cxxScalar(e.type) + "(" + op + expr(*u.operand) + ")";
+      }
+      case ExprKind::Binary: return binary(static_cast<const Binary&>(e));
+      case ExprKind::Compare: return compare(static_cast<const Compare&>(e));
+      case ExprKind::Logical: {
+        auto& l = static_cast<const Logical&>(e);
+        return "(" + expr(*l.lhs) + (l.isAnd ? " && " : " || ") + expr(*l.rhs) + ")";
+      }
+      case ExprKind::Not: return "(!" + expr(*static_cast<const Not&>(e).operand) + ")";
+      case ExprKind::Select: {
+        auto& s = static_cast<const Select&>(e);
+        return "(" + expr(*s.cond) + " ? " + expr(*s.trueValue) + " : " + expr(*s.falseValue) + ")";
+      }
+      case ExprKind::Call: return call(static_cast<const Call&>(e));
+      case ExprKind::Index: return index(static_cast<const Index&>(e));
+      case ExprKind::Cast: return cast(static_cast<const Cast&>(e));
+      case ExprKind::TupleLit: {
+        // Only shapes reach here: a braced list of int64.
+        std::string s = "{";
+        auto& t = static_cast<const TupleLit&>(e);
+        for (size_t i = 0; i < t.elems.size(); ++i) s += (i ? ", " : "") + expr(*t.elems[i]);
+        return s + "}";
+      }
+      case ExprKind::Attribute: break;  // rewritten by sema
+    }
+    return "/* unsupported */";
+  }
+
+  std::string binary(const Binary& b) {
+    std::string l = expr(*b.lhs), r = expr(*b.rhs), t = cxxScalar(b.type);
+    switch (b.op) {
+      case BinaryOp::Add: return t + "(" + l + " + " + r + ")";
+      case BinaryOp::Sub: return t + "(" + l + " - " + r + ")";
+      case BinaryOp::Mul: return t + "(" + l + " * " + r + ")";
+      case BinaryOp::Div: return "pydd::truediv(" + l + ", " + r + ")";
+      case BinaryOp::FloorDiv: return "pydd::floordiv(" + l + ", " + r + ")";
+      case BinaryOp::Mod: return "pydd::mod(" + l + ", " + r + ")";
+      case BinaryOp::Pow: return "pydd::power(" + l + ", " + r + ")";
+      case BinaryOp::BitAnd: return t + "(" + l + " & " + r + ")";
+      case BinaryOp::BitOr: return t + "(" + l + " | " + r + ")";
+      case BinaryOp::BitXor: return t + "(" + l + " ^ " + r + ")";
+      case BinaryOp::Shl: return "pydd::shift_left(" + l + ", " + r + ")";
+      case BinaryOp::Shr: return "pydd::shift_right(" + l + ", " + r + ")";
+    }
+    return "";
+  }
+
+  static const char* cmp(CmpOp op) {
+    switch (op) {
+      case CmpOp::Lt: return " < ";
+      case CmpOp::Le: return " <= ";
+      case CmpOp::Gt: return " > ";
+      case CmpOp::Ge: return " >= ";
+      case CmpOp::Eq: return " == ";
+      case CmpOp::Ne: return " != ";
+    }
+    return "";
+  }
+
+  std::string compare(const Compare& c) {
+    if (c.operands.size() == 2) return "(" + expr(*c.operands[0]) + cmp(c.ops[0]) + expr(*c.operands[1]) + ")";
+    // A chain: each operand evaluated once, stopping at the first false
+    // link, with each link compared in its own common type.
+    std::string s = "[&]() -> bool { ";
+    std::vector<std::string> names;
+    for (size_t i = 0; i < c.operands.size(); ++i) {
+      names.push_back(temp("cmp"));
+      s += "const " + cxxScalar(c.operands[i]->type) + " " + names[i] + " = " + expr(*c.operands[i]) + "; ";
+      if (i == 0) continue;
+      std::string t = cxxScalar(c.linkTypes[i - 1]);
+      std::string test = t + "(" + names[i - 1] + ")" + cmp(c.ops[i - 1]) + t + "(" + names[i] + ")";
+      if (i + 1 < c.operands.size())
+        s += "if (!(" + test + ")) return false; ";
+      else
+        s += "return " + test + "; ";
+    }
+    return s + "}()";
+  }
+
+  std::string call(const Call& c) {
+    std::vector<std::string> args;
+    for (auto& a : c.args) args.push_back(expr(*a));
+    if (c.target == CallTarget::Library) return c.library->emitCpp(c, args);
+    std::string s = cxxIdentifier(c.callee) + "(";
+    for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
+    return s + ")";
+  }
+
+  bool provablyNonNegative(const Expr& e) const {
+    if (auto* i = dyn_cast<IntLit>(&e)) return i->value >= 0;
+    if (auto* v = dyn_cast<VarRef>(&e)) return NonNeg.contains(v->name);
+    if (auto* c = dyn_cast<Cast>(&e)) return c->operand->type.isBool() || provablyNonNegative(*c->operand);
+    return false;
+  }
+
+  std::string index(const Index& x) {
+    std::string base;
+    auto* var = dyn_cast<VarRef>(x.base.get());
+    if (var && Views.count(var->name)) {
+      base = Views[var->name];
+    } else {
+      // Not a named array (say, the result of a call): view a temporary.
+      base = "(" + expr(*x.base) + ").view()";
+    }
+    std::string s = base + "(";
+    for (size_t k = 0; k < x.indices.size(); ++k) {
+      std::string i = expr(*x.indices[k]);
+      std::string extent = base + ".shape[" + std::to_string(k) + "]";
+      if (Opts.boundsCheck)
+        i = "pydd::checked_index(" + i + ", " + extent + ", " + std::to_string(k) + ")";
+      else if (!provablyNonNegative(*x.indices[k]))
+        i = "pydd::wrap_index(" + i + ", " + extent + ")";
+      s += (k ? ", " : "") + i;
+    }
+    return s + ")";
+  }
+
+  std::string cast(const Cast& c) {
+    const Type& from = c.operand->type;
+    std::string v = expr(*c.operand);
+    if (c.type.isBool()) return "(" + v + " != 0)";
+    if (from.isFloat() && c.type.isInteger()) return "pydd::convert<" + cxxScalar(c.type) + ">(" + v + ")";
+    return "static_cast<" + cxxScalar(c.type) + ">(" + v + ")";
+  }
+
+  // ---- statements ----
+
+  void block(const Block& b, int depth) {
+    for (auto& s : b.stmts) stmt(*s, depth);
+  }
+
+  /// Stores `value` (C++ text) into an assignment target.
+  void store(const Expr& target, const std::string& value, int depth) {
+    if (auto* v = dyn_cast<VarRef>(&target)) {
+      line(depth, var(v->name) + " = " + value + ";");
+      if (Views.count(v->name)) line(depth, Views[v->name] + " = " + var(v->name) + ".view();");
+      return;
+    }
+    line(depth, expr(target) + " = " + value + ";");
+  }
+
+  void stmt(const Stmt& s, int depth) {
+    switch (s.kind) {
+      case StmtKind::Block:
+        line(depth, "{");
+        block(static_cast<const Block&>(s), depth + 1);
+        line(depth, "}");
+        return;
+      case StmtKind::Assign: {
+        auto& a = static_cast<const Assign&>(s);
+        if (!a.value) return;
+        if (a.targets.size() == 1) return store(*a.targets[0], expr(*a.value), depth);
+        // Tuple assignment: evaluate every value before storing any.
+        auto& tup = static_cast<const TupleLit&>(*a.value);
+        line(depth, "{");
+        std::vector<std::string> temps;
+        for (auto& el : tup.elems) {
+          temps.push_back(temp("tup"));
+          line(depth + 1, "const " + cxxType(el->type) + " " + temps.back() + " = " + expr(*el) + ";");
+        }
+        for (size_t i = 0; i < a.targets.size(); ++i) store(*a.targets[i], temps[i], depth + 1);
+        line(depth, "}");
+        return;
+      }
+      case StmtKind::ExprStmt: {
+        auto& e = *static_cast<const ExprStmt&>(s).expr;
+        line(depth, (e.kind == ExprKind::Call ? "" : "(void)") + expr(e) + ";");
+        return;
+      }
+      case StmtKind::If: {
+        auto& i = static_cast<const If&>(s);
+        line(depth, "if (" + expr(*i.cond) + ") {");
+        block(*i.thenBody, depth + 1);
+        if (i.elseBody) {
+          line(depth, "} else {");
+          block(*i.elseBody, depth + 1);
+        }
+        line(depth, "}");
+        return;
+      }
+      case StmtKind::While: {
+        auto& w = static_cast<const While&>(s);
+        line(depth, "while (" + expr(*w.cond) + ") {");
+        block(*w.body, depth + 1);
+        line(depth, "}");
+        return;
+      }
+      case StmtKind::For: return forLoop(static_cast<const For&>(s), depth);
+      case StmtKind::Return: {
+        auto& r = static_cast<const Return&>(s);
+        line(depth, r.value ? "return " + expr(*r.value) + ";" : "return;");
+        return;
+      }
+      case StmtKind::Break: line(depth, "break;"); return;
+      case StmtKind::Continue: line(depth, "continue;"); return;
+      case StmtKind::Pass: return;
+      case StmtKind::Task: {
+        // Running a task at its spawn point is a valid schedule for
+        // async/finish and trivially isolated.
+        auto& t = static_cast<const Task&>(s);
+        const char* kind = t.taskKind == TaskKind::Async ? "async" : t.taskKind == TaskKind::Finish ? "finish" : "isolated";
+        line(depth, std::string("{  // ") + kind + " (run in place)");
+        block(*t.body, depth + 1);
+        line(depth, "}");
+        return;
+      }
+    }
+  }
+
+  void forLoop(const For& f, int depth) {
+    const Type* varType = F.lookup(f.var);
+    std::string loopVar = var(f.var);
+    line(depth, "{");
+    if (f.isRange) {
+      std::string start = temp("start"), stop = temp("stop"), i = temp("i");
+      line(depth + 1, "const int64_t " + start + " = " + expr(*f.start) + ";");
+      line(depth + 1, "const int64_t " + stop + " = " + expr(*f.stop) + ";");
+      std::string cond, step;
+      auto* lit = dyn_cast<IntLit>(f.step.get());
+      if (lit && lit->value != 0) {
+        step = intLiteral(lit->value);
+        cond = i + (lit->value > 0 ? " < " : " > ") + stop;
+      } else {
+        step = temp("step");
+        line(depth + 1, "const int64_t " + step + " = " + expr(*f.step) + ";");
+        line(depth + 1, "pydd::check_range_step(" + step + ");");
+        cond = "(" + step + " > 0 ? " + i + " < " + stop + " : " + i + " > " + stop + ")";
+      }
+      if (f.parallel) line(depth + 1, "// pfor: iterations are independent; run in order for now");
+      // The loop runs on its own counter: assigning the loop variable in
+      // the body does not change the iteration, as in Python.
+      line(depth + 1, "for (int64_t " + i + " = " + start + "; " + cond + "; " + i + " += " + step + ") {");
+      line(depth + 2, loopVar + " = " + (varType && *varType != Type::int64() ? cxxType(*varType) + "(" + i + ")" : i) + ";");
+    } else {
+      std::string arr = temp("seq"), view = temp("seq_v"), i = temp("i");
+      line(depth + 1, "const " + cxxType(f.iterable->type) + " " + arr + " = " + expr(*f.iterable) + ";");
+      line(depth + 1, "const auto " + view + " = " + arr + ".view();");
+      line(depth + 1, "for (int64_t " + i + " = 0; " + i + " < " + view + ".shape[0]; ++" + i + ") {");
+      line(depth + 2, loopVar + " = " + view + ".data[" + i + "];");
+    }
+    block(*f.body, depth + 2);
+    line(depth + 1, "}");
+    line(depth, "}");
+  }
+
+  std::string var(const std::string& name) const { return cxxVariable(M, F, name); }
+
+  const Module& M;
+  const Function& F;
+  const CppOptions& Opts;
+  NonNegativeVars NonNeg;
+  std::set<std::string> Indexed;
+  std::set<std::string> Used;
+  std::map<std::string, std::string> Views;
+  std::string Out;
+  unsigned NextTemp = 0;
+};
+
+}  // namespace
+
+std::string cxxIdentifier(const std::string& name) {
+  std::string id = name;
+  while (cxxReserved().count(id)) id += "_";
+  return id;
+}
+
+std::string cxxVariable(const Module& m, const Function& f, const std::string& name) {
+  std::string id = name;
+  // A local may share its name with a function it calls, or with the
+  // module's namespace; in C++ it would hide them.
+  while (cxxReserved().count(id) || m.find(id) || id == m.name || (id != name && f.lookup(id))) id += "_";
+  return id;
+}
+
+std::string cxxDeclaration(const Module& m, const Function& f) {
+  std::set<std::string> rebound = reassignedNames(*f.body);
+  std::string s = cxxType(f.returnType) + " " + cxxIdentifier(f.name) + "(";
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    const Param& p = f.params[i];
+    std::string t = cxxType(p.type);
+    // Arrays are passed by const reference unless the body rebinds them.
+    if (p.type.isArray() && !rebound.count(p.name)) t = "const " + t + "&";
+    s += (i ? ", " : "") + std::string("[[maybe_unused]] ") + t + " " + cxxVariable(m, f, p.name);
+  }
+  return s + ")";
+}
+
+std::string emitKernelCpp(const Module& m, const CppOptions& options) {
+  std::string out = "// Generated by pyddc from " + m.path + ". Do not edit.\n";
+  out += "#include <cstdint>\n#include <limits>\n\n#include \"pydd/runtime.h\"\n\n";
+  out += "namespace " + cxxIdentifier(m.name) + " {\n\n";
+  for (auto& f : m.functions) out += cxxDeclaration(m, *f) + ";\n";
+  for (auto& f : m.functions) out += "\n" + FunctionEmitter(m, *f, options).emit();
+  out += "\n}  // namespace " + cxxIdentifier(m.name) + "\n";
+  return out;
+}
+
+}  // namespace pydd

@@ -1,0 +1,27 @@
+// C++ code generation for kernel functions.
+#pragma once
+
+#include <string>
+
+#include "ir/IR.h"
+
+namespace pydd {
+
+struct CppOptions {
+  /// Check every element index (IndexError) instead of trusting it.
+  bool boundsCheck = false;
+};
+
+/// The kernel functions of `m` as C++ in namespace `m.name`, with the
+/// runtime includes. Host-specific glue is appended by the other emitters.
+std::string emitKernelCpp(const Module& m, const CppOptions& options);
+
+/// The C++ declaration of `f` as it appears in the generated code and in
+/// the host=cpp header (without a trailing ';').
+std::string cxxDeclaration(const Module& m, const Function& f);
+
+/// The C++ identifier for a function or module name (renamed if it is a
+/// C++ keyword or a name the generated code relies on).
+std::string cxxIdentifier(const std::string& name);
+
+}  // namespace pydd

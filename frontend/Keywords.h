@@ -1,0 +1,28 @@
+// Intrepydd's keywords that Python's grammar does not know.
+//
+// tree-sitter-python parses Python only, so before parsing, every `pfor`,
+// `async:`, `finish:` and `isolated:` that starts a statement is replaced
+// by Python text of exactly the same length (`for `, `if 1 :`...). No line
+// or column moves, so every location tree-sitter reports is exact; the
+// sites are returned so that lowering can restore the real construct.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace pydd {
+
+enum class KeywordKind { Pfor, Async, Finish, Isolated };
+
+struct KeywordSite {
+  KeywordKind kind;
+  SourceLoc loc;  // of the keyword, which is also where the statement starts
+};
+
+/// Returns `source` with Intrepydd keywords rewritten; appends their sites.
+std::string rewriteIntrepyddKeywords(llvm::StringRef source, std::vector<KeywordSite>& sites);
+
+}  // namespace pydd

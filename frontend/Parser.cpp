@@ -1,0 +1,680 @@
+// Lowering from tree-sitter-python's concrete syntax tree to the pydd IR.
+//
+// The subset is checked here: every Python construct outside it is named in
+// an error at its own line and column. Lowering is purely syntactic; names
+// and types are sema's job.
+
+#include "frontend/Parser.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "frontend/Keywords.h"
+#include "ir/Visitor.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "tree_sitter/api.h"
+
+extern "C" const TSLanguage* tree_sitter_python(void);
+
+namespace pydd {
+namespace {
+
+SourceLoc locOf(TSNode n) {
+  TSPoint p = ts_node_start_point(n);
+  return {p.row + 1, p.column + 1};
+}
+
+llvm::StringRef typeOf(TSNode n) { return ts_node_type(n); }
+
+TSNode field(TSNode n, const char* name) {
+  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
+}
+
+/// Named children other than comments (tree-sitter puts comments anywhere).
+std::vector<TSNode> namedChildren(TSNode n) {
+  std::vector<TSNode> out;
+  uint32_t count = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode c = ts_node_named_child(n, i);
+    if (typeOf(c) != "comment") out.push_back(c);
+  }
+  return out;
+}
+
+/// What the user wrote, for "X is not supported in pydd kernels".
+const char* unsupportedConstruct(llvm::StringRef type) {
+  return llvm::StringSwitch<const char*>(type)
+      .Case("class_definition", "class definitions are")
+      .Case("decorated_definition", "decorators are")
+      .Case("lambda", "lambda expressions are")
+      .Case("list_comprehension", "list comprehensions are")
+      .Case("dictionary_comprehension", "dict comprehensions are")
+      .Case("set_comprehension", "set comprehensions are")
+      .Case("generator_expression", "generator expressions are")
+      .Case("with_statement", "'with' statements are")
+      .Case("try_statement", "'try' statements are")
+      .Case("global_statement", "'global' declarations are")
+      .Case("nonlocal_statement", "'nonlocal' declarations are")
+      .Case("raise_statement", "'raise' statements are")
+      .Case("assert_statement", "'assert' statements are")
+      .Case("delete_statement", "'del' statements are")
+      .Case("import_statement", "imports other than 'from pydd import ...' are")
+      .Case("future_import_statement", "imports other than 'from pydd import ...' are")
+      .Case("print_statement", "Python 2 print statements are")
+      .Case("exec_statement", "exec statements are")
+      .Case("match_statement", "'match' statements are")
+      .Case("type_alias_statement", "type aliases are")
+      .Case("yield", "generators ('yield') are")
+      .Case("await", "'await' expressions are")
+      .Case("named_expression", "assignment expressions (':=') are")
+      .Case("dictionary", "dict literals are")
+      .Case("set", "set literals are")
+      .Case("list_splat", "star-arguments are")
+      .Case("dictionary_splat", "keyword star-arguments are")
+      .Case("list_splat_pattern", "star-arguments are")
+      .Case("dictionary_splat_pattern", "keyword star-arguments are")
+      .Case("keyword_separator", "keyword-only arguments are")
+      .Case("positional_separator", "positional-only markers are")
+      .Case("slice", "slices are")
+      .Case("ellipsis", "'...' is")
+      .Case("none", "None values are")
+      .Case("concatenated_string", "implicitly concatenated strings are")
+      .Case("function_definition", "nested functions are")
+      .Case("if_clause", "comprehension clauses are")
+      .Default(nullptr);
+}
+
+class Lowerer {
+ public:
+  Lowerer(Diagnostics& diag, llvm::StringRef text, std::vector<KeywordSite> sites)
+      : Diag(diag), Text(text), Sites(std::move(sites)) {}
+
+  std::unique_ptr<Module> module(TSNode root, const std::string& name) {
+    auto m = std::make_unique<Module>();
+    m->name = name;
+    m->path = Diag.path();
+    for (TSNode item : namedChildren(root)) {
+      llvm::StringRef t = typeOf(item);
+      if (t == "function_definition") {
+        if (auto f = function(item)) m->functions.push_back(std::move(f));
+      } else if (t == "import_from_statement") {
+        importFrom(item);
+      } else if (t == "expression_statement" && isDocstring(item)) {
+        // A module docstring.
+      } else {
+        unsupported(item, "only function definitions and 'from pydd import ...' may appear at the top level of a pydd file");
+      }
+    }
+    return m;
+  }
+
+ private:
+  // ---- helpers -------------------------------------------------------------
+
+  llvm::StringRef text(TSNode n) const {
+    return Text.slice(ts_node_start_byte(n), ts_node_end_byte(n));
+  }
+
+  void error(TSNode n, const llvm::Twine& msg) { Diag.error(locOf(n), msg); }
+
+  /// Reports `n` as outside the subset, with the construct's own name.
+  void unsupported(TSNode n, const char* fallback = nullptr) {
+    if (const char* what = unsupportedConstruct(typeOf(n)))
+      error(n, llvm::Twine(what) + " not supported in pydd kernels");
+    else if (fallback)
+      error(n, fallback);
+    else
+      error(n, "'" + typeOf(n) + "' is not supported in pydd kernels");
+  }
+
+  const KeywordSite* siteAt(TSNode n) const {
+    SourceLoc l = locOf(n);
+    for (auto& s : Sites)
+      if (s.loc.line == l.line && s.loc.col == l.col) return &s;
+    return nullptr;
+  }
+
+  bool isDocstring(TSNode stmt) {
+    auto kids = namedChildren(stmt);
+    return kids.size() == 1 && typeOf(kids[0]) == "string";
+  }
+
+  void importFrom(TSNode n) {
+    TSNode mod = field(n, "module_name");
+    if (ts_node_is_null(mod) || text(mod) != "pydd")
+      error(n, "imports other than 'from pydd import ...' are not supported in pydd kernels");
+  }
+
+  // ---- types -----------------------------------------------------------------
+
+  /// A type annotation: `float64`, `int`, `Array(float64, 2)`, `Array(int32)`.
+  Type typeExpr(TSNode n) {
+    if (typeOf(n) == "type") {
+      auto kids = namedChildren(n);
+      if (kids.size() == 1) return typeExpr(kids[0]);
+    }
+    Type t = parseTypeText(text(n));
+    if (t.isUnknown())
+      error(n, "unknown type '" + text(n) + "'; expected bool, int32, int64, float32, float64 or Array(T, n)");
+    return t;
+  }
+
+  // ---- functions -------------------------------------------------------------
+
+  std::unique_ptr<Function> function(TSNode n) {
+    auto f = std::make_unique<Function>();
+    f->name = text(field(n, "name")).str();
+    f->loc = locOf(n);
+    if (!ts_node_is_null(field(n, "type_parameters"))) unsupported(field(n, "type_parameters"), "type parameters are not supported in pydd kernels");
+    for (TSNode p : namedChildren(field(n, "parameters"))) {
+      llvm::StringRef t = typeOf(p);
+      if (t == "typed_parameter") {
+        auto kids = namedChildren(p);
+        TSNode nameNode = kids.empty() ? p : kids[0];
+        if (typeOf(nameNode) != "identifier") {
+          unsupported(nameNode);
+          continue;
+        }
+        f->params.push_back({text(nameNode).str(), typeExpr(field(p, "type")), locOf(nameNode)});
+      } else if (t == "identifier") {
+        error(p, "parameter '" + text(p) + "' needs a type annotation, e.g. '" + text(p) + ": float64'");
+      } else if (t == "default_parameter" || t == "typed_default_parameter") {
+        error(p, "default parameter values are not supported in pydd kernels");
+      } else {
+        unsupported(p);
+      }
+    }
+    TSNode ret = field(n, "return_type");
+    if (!ts_node_is_null(ret)) {
+      if (text(ret) == "None")
+        f->returnType = Type::voidTy();
+      else
+        f->returnType = typeExpr(ret);
+    }
+    f->body = block(field(n, "body"));
+    return f;
+  }
+
+  // ---- statements ------------------------------------------------------------
+
+  BlockPtr block(TSNode n) {
+    auto b = std::make_unique<Block>(locOf(n));
+    auto kids = namedChildren(n);
+    for (size_t i = 0; i < kids.size(); ++i) statement(kids[i], *b);
+    return b;
+  }
+
+  void statement(TSNode n, Block& out) {
+    llvm::StringRef t = typeOf(n);
+    SourceLoc loc = locOf(n);
+    if (t == "expression_statement") return expressionStatement(n, out);
+    if (t == "return_statement") {
+      auto kids = namedChildren(n);
+      ExprPtr value;
+      if (!kids.empty()) value = expr(kids[0]);
+      out.stmts.push_back(std::make_unique<Return>(loc, std::move(value)));
+      return;
+    }
+    if (t == "pass_statement") return out.stmts.push_back(std::make_unique<Pass>(loc));
+    if (t == "break_statement") return out.stmts.push_back(std::make_unique<Break>(loc));
+    if (t == "continue_statement") return out.stmts.push_back(std::make_unique<Continue>(loc));
+    if (t == "if_statement") return ifStatement(n, out);
+    if (t == "while_statement") {
+      if (!ts_node_is_null(field(n, "alternative")))
+        return error(field(n, "alternative"), "'else' clauses on loops are not supported in pydd kernels");
+      auto w = std::make_unique<While>(loc);
+      w->cond = expr(field(n, "condition"));
+      w->body = block(field(n, "body"));
+      out.stmts.push_back(std::move(w));
+      return;
+    }
+    if (t == "for_statement") return forStatement(n, out);
+    if (t == "import_from_statement") return importFrom(n);
+    unsupported(n);
+  }
+
+  void ifStatement(TSNode n, Block& out) {
+    if (const KeywordSite* site = siteAt(n)) {
+      // `async:` / `finish:` / `isolated:` came through as `if 1 :`.
+      TaskKind kind = site->kind == KeywordKind::Async    ? TaskKind::Async
+                      : site->kind == KeywordKind::Finish ? TaskKind::Finish
+                                                          : TaskKind::Isolated;
+      auto task = std::make_unique<Task>(locOf(n), kind);
+      task->body = block(field(n, "consequence"));
+      out.stmts.push_back(std::move(task));
+      return;
+    }
+    auto top = std::make_unique<If>(locOf(n));
+    top->cond = expr(field(n, "condition"));
+    top->thenBody = block(field(n, "consequence"));
+    // Each elif becomes an If alone in the previous else block.
+    If* last = top.get();
+    uint32_t count = ts_node_child_count(n);
+    for (uint32_t i = 0; i < count; ++i) {
+      TSNode c = ts_node_child(n, i);
+      llvm::StringRef ct = typeOf(c);
+      if (ct == "elif_clause") {
+        auto elif = std::make_unique<If>(locOf(c));
+        elif->cond = expr(field(c, "condition"));
+        elif->thenBody = block(field(c, "consequence"));
+        If* next = elif.get();
+        last->elseBody = std::make_unique<Block>(locOf(c));
+        last->elseBody->stmts.push_back(std::move(elif));
+        last = next;
+      } else if (ct == "else_clause") {
+        last->elseBody = block(field(c, "body"));
+      }
+    }
+    out.stmts.push_back(std::move(top));
+  }
+
+  void forStatement(TSNode n, Block& out) {
+    auto f = std::make_unique<For>(locOf(n));
+    if (const KeywordSite* site = siteAt(n)) f->parallel = site->kind == KeywordKind::Pfor;
+    if (!ts_node_is_null(field(n, "alternative")))
+      return error(field(n, "alternative"), "'else' clauses on loops are not supported in pydd kernels");
+    TSNode left = field(n, "left");
+    if (typeOf(left) != "identifier")
+      return error(left, "a for loop must bind a single variable in pydd kernels");
+    f->var = text(left).str();
+    f->varLoc = locOf(left);
+    TSNode right = field(n, "right");
+    // `range(...)` is loop syntax, not a value: keep its bounds apart.
+    if (typeOf(right) == "call" && text(field(right, "function")) == "range") {
+      TSNode argList = field(right, "arguments");
+      std::vector<ExprPtr> args;
+      for (TSNode a : namedChildren(argList)) {
+        if (typeOf(a) == "keyword_argument") {
+          error(a, "range() takes no keyword arguments");
+          return;
+        }
+        args.push_back(expr(a));
+      }
+      if (args.empty() || args.size() > 3) {
+        error(right, "range expected 1 to 3 arguments, got " + llvm::Twine(args.size()));
+        return;
+      }
+      SourceLoc rl = locOf(right);
+      if (args.size() == 1) {
+        f->start = std::make_unique<IntLit>(rl, 0);
+        f->stop = std::move(args[0]);
+      } else {
+        f->start = std::move(args[0]);
+        f->stop = std::move(args[1]);
+      }
+      f->step = args.size() == 3 ? std::move(args[2]) : std::make_unique<IntLit>(rl, 1);
+    } else {
+      f->isRange = false;
+      f->iterable = expr(right);
+    }
+    f->body = block(field(n, "body"));
+    out.stmts.push_back(std::move(f));
+  }
+
+  void expressionStatement(TSNode n, Block& out) {
+    auto kids = namedChildren(n);
+    if (kids.size() != 1) {
+      error(n, "tuples as statements are not supported in pydd kernels");
+      return;
+    }
+    TSNode e = kids[0];
+    llvm::StringRef t = typeOf(e);
+    if (t == "assignment") return assignment(e, out, typeComment(n));
+    if (t == "augmented_assignment") return augmentedAssignment(e, out);
+    if (t == "string") return;  // a docstring or a bare string: no effect
+    out.stmts.push_back(std::make_unique<ExprStmt>(locOf(e), expr(e)));
+  }
+
+  /// `x = 0  # type: float64` — a comment on the statement's own line.
+  Type typeComment(TSNode stmt) {
+    TSNode next = ts_node_next_sibling(stmt);
+    if (ts_node_is_null(next) || typeOf(next) != "comment") return Type();
+    if (ts_node_start_point(next).row != ts_node_end_point(stmt).row) return Type();
+    llvm::StringRef c = text(next).drop_front(1).ltrim();
+    if (!c.consume_front("type:")) return Type();
+    Type t = parseTypeText(c.trim());
+    if (t.isUnknown()) error(next, "unknown type '" + c.trim() + "' in type comment");
+    return t;
+  }
+
+  void assignment(TSNode n, Block& out, Type commentType) {
+    auto a = std::make_unique<Assign>(locOf(n));
+    TSNode left = field(n, "left");
+    TSNode right = field(n, "right");
+    TSNode annotation = field(n, "type");
+    if (!ts_node_is_null(annotation)) a->declared = typeExpr(annotation);
+    else a->declared = commentType;
+    targets(left, a->targets);
+    if (!ts_node_is_null(right)) {
+      if (typeOf(right) == "assignment") {
+        // `a = b = v`: assign b first, then a from b.
+        assignment(right, out, commentType);
+        TSNode inner = field(right, "left");
+        a->value = expr(inner);
+      } else if (typeOf(right) == "augmented_assignment") {
+        return error(right, "invalid syntax");
+      } else {
+        a->value = expr(right);
+      }
+    }
+    if (a->targets.size() > 1 && !a->declared.isUnknown())
+      return error(n, "a tuple assignment cannot be annotated");
+    out.stmts.push_back(std::move(a));
+  }
+
+  void targets(TSNode left, std::vector<ExprPtr>& out) {
+    llvm::StringRef t = typeOf(left);
+    if (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern") {
+      for (TSNode c : namedChildren(left)) targets(c, out);
+      return;
+    }
+    if (t == "identifier" || t == "subscript") {
+      out.push_back(expr(left));
+      return;
+    }
+    if (t == "attribute") return error(left, "assignment to attributes is not supported in pydd kernels");
+    unsupported(left, "cannot assign to this expression");
+  }
+
+  void augmentedAssignment(TSNode n, Block& out) {
+    TSNode left = field(n, "left");
+    llvm::StringRef opText = text(field(n, "operator"));
+    opText = opText.drop_back(1);  // "+=" -> "+"
+    BinaryOp op;
+    if (!binaryOp(opText, op)) return error(field(n, "operator"), "'" + opText + "=' is not supported in pydd kernels");
+    if (typeOf(left) != "identifier" && typeOf(left) != "subscript")
+      return error(left, "augmented assignment needs a variable or an element as target");
+    SourceLoc loc = locOf(n);
+    // x op= v  ==>  x = x op v. Element targets evaluate their indices
+    // twice; lowering only allows that when re-evaluation is harmless.
+    auto a = std::make_unique<Assign>(loc);
+    a->targets.push_back(expr(left));
+    ExprPtr current = expr(left);
+    if (auto* idx = dyn_cast<Index>(current.get())) {
+      for (auto& i : idx->indices)
+        if (hasCall(*i)) return error(left, "augmented assignment to an element whose index contains a call is not supported; assign the index to a variable first");
+    }
+    a->value = std::make_unique<Binary>(locOf(field(n, "operator")), op, std::move(current), expr(field(n, "right")));
+    out.stmts.push_back(std::move(a));
+  }
+
+  static bool hasCall(const Expr& e) {
+    if (e.kind == ExprKind::Call) return true;
+    bool found = false;
+    forEachChild(const_cast<Expr&>(e), [&](ExprPtr& c) { found = found || hasCall(*c); });
+    return found;
+  }
+
+  // ---- expressions -------------------------------------------------------------
+
+  static bool binaryOp(llvm::StringRef s, BinaryOp& op) {
+    auto r = llvm::StringSwitch<int>(s)
+                 .Case("+", int(BinaryOp::Add)).Case("-", int(BinaryOp::Sub))
+                 .Case("*", int(BinaryOp::Mul)).Case("/", int(BinaryOp::Div))
+                 .Case("//", int(BinaryOp::FloorDiv)).Case("%", int(BinaryOp::Mod))
+                 .Case("**", int(BinaryOp::Pow)).Case("&", int(BinaryOp::BitAnd))
+                 .Case("|", int(BinaryOp::BitOr)).Case("^", int(BinaryOp::BitXor))
+                 .Case("<<", int(BinaryOp::Shl)).Case(">>", int(BinaryOp::Shr))
+                 .Default(-1);
+    if (r < 0) return false;
+    op = BinaryOp(r);
+    return true;
+  }
+
+  ExprPtr expr(TSNode n) {
+    SourceLoc loc = locOf(n);
+    llvm::StringRef t = typeOf(n);
+    if (t == "identifier") return std::make_unique<VarRef>(loc, text(n).str());
+    if (t == "integer") return integer(n, false);
+    if (t == "float") return floating(n);
+    if (t == "true" || t == "false") return std::make_unique<BoolLit>(loc, t == "true");
+    if (t == "string") return string(n);
+    if (t == "parenthesized_expression") {
+      auto kids = namedChildren(n);
+      if (kids.size() == 1) return expr(kids[0]);
+    }
+    if (t == "unary_operator") {
+      TSNode arg = field(n, "argument");
+      llvm::StringRef op = text(field(n, "operator"));
+      // Fold `-123` so that the most negative int64 can be written.
+      if (op == "-" && typeOf(arg) == "integer") return integer(arg, true, loc);
+      UnaryOp u = op == "-" ? UnaryOp::Neg : op == "+" ? UnaryOp::Pos : UnaryOp::Invert;
+      return std::make_unique<Unary>(loc, u, expr(arg));
+    }
+    if (t == "binary_operator") {
+      TSNode opNode = field(n, "operator");
+      BinaryOp op;
+      if (!binaryOp(text(opNode), op)) {
+        error(opNode, "'" + text(opNode) + "' is not supported in pydd kernels yet");
+        return poison(loc);
+      }
+      return std::make_unique<Binary>(locOf(opNode), op, expr(field(n, "left")), expr(field(n, "right")));
+    }
+    if (t == "boolean_operator") {
+      bool isAnd = text(field(n, "operator")) == "and";
+      return std::make_unique<Logical>(loc, isAnd, expr(field(n, "left")), expr(field(n, "right")));
+    }
+    if (t == "not_operator") return std::make_unique<Not>(loc, expr(field(n, "argument")));
+    if (t == "comparison_operator") return comparison(n);
+    if (t == "conditional_expression") {
+      auto kids = namedChildren(n);
+      if (kids.size() == 3) return std::make_unique<Select>(loc, expr(kids[1]), expr(kids[0]), expr(kids[2]));
+    }
+    if (t == "call") return call(n);
+    if (t == "subscript") {
+      auto x = std::make_unique<Index>(loc, expr(field(n, "value")));
+      auto kids = namedChildren(n);
+      for (size_t i = 1; i < kids.size(); ++i) {
+        if (typeOf(kids[i]) == "slice") {
+          error(kids[i], "slices are not supported in pydd kernels yet");
+          return poison(loc);
+        }
+        x->indices.push_back(expr(kids[i]));
+      }
+      return x;
+    }
+    if (t == "attribute") return std::make_unique<Attribute>(loc, expr(field(n, "object")), text(field(n, "attribute")).str());
+    if (t == "tuple" || t == "list" || t == "expression_list") {
+      auto tup = std::make_unique<TupleLit>(loc, t == "list");
+      for (TSNode c : namedChildren(n)) tup->elems.push_back(expr(c));
+      return tup;
+    }
+    unsupported(n);
+    return poison(loc);
+  }
+
+  /// A placeholder after an error, so lowering can go on and report more.
+  static ExprPtr poison(SourceLoc loc) { return std::make_unique<IntLit>(loc, 0); }
+
+  ExprPtr integer(TSNode n, bool negate, SourceLoc loc = {}) {
+    if (loc.line == 0) loc = locOf(n);
+    std::string digits;
+    for (char c : text(n))
+      if (c != '_') digits += c;
+    if (!digits.empty() && (digits.back() == 'j' || digits.back() == 'J')) {
+      error(n, "complex numbers are not supported in pydd kernels");
+      return poison(loc);
+    }
+    int base = 10;
+    const char* p = digits.c_str();
+    if (digits.size() > 1 && digits[0] == '0') {
+      char k = static_cast<char>(digits[1] | 0x20);
+      if (k == 'x') base = 16, p += 2;
+      else if (k == 'o') base = 8, p += 2;
+      else if (k == 'b') base = 2, p += 2;
+    }
+    errno = 0;
+    char* end = nullptr;
+    unsigned long long v = std::strtoull(p, &end, base);
+    unsigned long long limit = negate ? 9223372036854775808ull : 9223372036854775807ull;
+    if (errno == ERANGE || v > limit || *end != '\0') {
+      error(n, "integer literal '" + text(n) + "' does not fit in int64");
+      return poison(loc);
+    }
+    int64_t value = negate ? static_cast<int64_t>(0ull - v) : static_cast<int64_t>(v);
+    return std::make_unique<IntLit>(loc, value);
+  }
+
+  ExprPtr floating(TSNode n) {
+    std::string digits;
+    for (char c : text(n))
+      if (c != '_') digits += c;
+    if (!digits.empty() && (digits.back() == 'j' || digits.back() == 'J')) {
+      error(n, "complex numbers are not supported in pydd kernels");
+      return poison(locOf(n));
+    }
+    return std::make_unique<FloatLit>(locOf(n), std::strtod(digits.c_str(), nullptr));
+  }
+
+  ExprPtr string(TSNode n) {
+    llvm::StringRef raw = text(n);
+    size_t quote = raw.find_first_of("'\"");
+    llvm::StringRef prefix = raw.take_front(quote);
+    if (prefix.find_insensitive('f') != llvm::StringRef::npos) {
+      error(n, "f-strings are not supported in pydd kernels");
+      return poison(locOf(n));
+    }
+    if (prefix.find_insensitive('b') != llvm::StringRef::npos) {
+      error(n, "bytes literals are not supported in pydd kernels");
+      return poison(locOf(n));
+    }
+    bool rawString = prefix.find_insensitive('r') != llvm::StringRef::npos;
+    llvm::StringRef body = raw.drop_front(quote);
+    size_t q = body.startswith("\"\"\"") || body.startswith("'''") ? 3 : 1;
+    body = body.drop_front(q).drop_back(q);
+    std::string value;
+    for (size_t i = 0; i < body.size(); ++i) {
+      char c = body[i];
+      if (c != '\\' || rawString || i + 1 == body.size()) {
+        value += c;
+        continue;
+      }
+      char e = body[++i];
+      switch (e) {
+        case 'n': value += '\n'; break;
+        case 't': value += '\t'; break;
+        case 'r': value += '\r'; break;
+        case '0': value += '\0'; break;
+        case '\\': value += '\\'; break;
+        case '\'': value += '\''; break;
+        case '"': value += '"'; break;
+        case '\n': break;
+        default: value += '\\'; value += e;
+      }
+    }
+    return std::make_unique<StrLit>(locOf(n), std::move(value));
+  }
+
+  ExprPtr comparison(TSNode n) {
+    auto c = std::make_unique<Compare>(locOf(n));
+    uint32_t count = ts_node_child_count(n);
+    for (uint32_t i = 0; i < count; ++i) {
+      TSNode k = ts_node_child(n, i);
+      llvm::StringRef kt = typeOf(k);
+      if (kt == "comment") continue;
+      if (ts_node_is_named(k)) {
+        c->operands.push_back(expr(k));
+        continue;
+      }
+      int op = llvm::StringSwitch<int>(kt)
+                   .Case("<", int(CmpOp::Lt)).Case("<=", int(CmpOp::Le))
+                   .Case(">", int(CmpOp::Gt)).Case(">=", int(CmpOp::Ge))
+                   .Case("==", int(CmpOp::Eq)).Case("!=", int(CmpOp::Ne))
+                   .Default(-1);
+      if (op < 0) {
+        // `not in` and `is not` arrive as two tokens; report the first.
+        error(k, "the '" + text(k) + "' operator is not supported in pydd kernels yet");
+        return poison(locOf(n));
+      }
+      c->ops.push_back(CmpOp(op));
+    }
+    return c;
+  }
+
+  ExprPtr call(TSNode n) {
+    TSNode fn = field(n, "function");
+    TSNode argList = field(n, "arguments");
+    if (typeOf(argList) == "generator_expression") {
+      unsupported(argList);
+      return poison(locOf(n));
+    }
+    if (typeOf(fn) != "identifier") {
+      error(fn, typeOf(fn) == "attribute" ? "method calls are not supported in pydd kernels yet"
+                                          : "only named functions can be called in pydd kernels");
+      return poison(locOf(n));
+    }
+    auto c = std::make_unique<Call>(locOf(n), text(fn).str());
+    for (TSNode a : namedChildren(argList)) {
+      if (typeOf(a) == "keyword_argument") {
+        TSNode name = field(a, "name");
+        c->keywords.push_back({text(name).str(), locOf(name), expr(field(a, "value"))});
+      } else if (!c->keywords.empty()) {
+        error(a, "positional argument follows keyword argument");
+      } else {
+        c->args.push_back(expr(a));
+      }
+    }
+    return c;
+  }
+
+  Diagnostics& Diag;
+  llvm::StringRef Text;
+  std::vector<KeywordSite> Sites;
+};
+
+/// The first syntax error in the tree, if any.
+bool findSyntaxError(TSNode n, TSNode& bad) {
+  if (ts_node_is_missing(n) || typeOf(n) == "ERROR") {
+    bad = n;
+    return true;
+  }
+  if (!ts_node_has_error(n)) return false;
+  uint32_t count = ts_node_child_count(n);
+  for (uint32_t i = 0; i < count; ++i)
+    if (findSyntaxError(ts_node_child(n, i), bad)) return true;
+  bad = n;
+  return true;
+}
+
+}  // namespace
+
+Type parseTypeText(llvm::StringRef text) {
+  text = text.trim();
+  ScalarKind s;
+  if (parseScalarName(text.str(), s)) return Type::scalar(s);
+  if (!text.consume_front("Array")) return Type();
+  text = text.ltrim();
+  if (!text.consume_front("(") || !text.consume_back(")")) return Type();
+  auto [elemText, rankText] = text.split(',');
+  if (!parseScalarName(elemText.trim().str(), s)) return Type();
+  unsigned rank = 1;
+  rankText = rankText.trim();
+  if (!rankText.empty() && (rankText.getAsInteger(10, rank) || rank < 1 || rank > 8)) return Type();
+  return Type::array(s, static_cast<int>(rank));
+}
+
+std::unique_ptr<Module> parseModule(Diagnostics& diag, const std::string& moduleName) {
+  std::vector<KeywordSite> sites;
+  std::string text = rewriteIntrepyddKeywords(diag.source(), sites);
+
+  TSParser* parser = ts_parser_new();
+  ts_parser_set_language(parser, tree_sitter_python());
+  TSTree* tree = ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
+  TSNode root = ts_tree_root_node(tree);
+
+  std::unique_ptr<Module> m;
+  TSNode bad;
+  if (findSyntaxError(root, bad)) {
+    diag.error(locOf(bad), ts_node_is_missing(bad) ? llvm::Twine("invalid syntax: expected '") + typeOf(bad) + "'"
+                                                   : llvm::Twine("invalid syntax"));
+  } else {
+    m = Lowerer(diag, text, std::move(sites)).module(root, moduleName);
+  }
+  ts_tree_delete(tree);
+  ts_parser_delete(parser);
+  if (diag.errorCount()) return nullptr;
+  return m;
+}
+
+}  // namespace pydd

@@ -1,0 +1,313 @@
+// The pydd IR: a structured tree close to the source.
+//
+// Loops, whole-array operations and library calls stay visible until code
+// generation, because the optimizations pydd cares about (LICM of array
+// operations, fusion, allocation hoisting, privatization) are stated at
+// this level. Every node carries the source location it came from; after
+// sema every expression carries its type.
+//
+// Ownership: each node owns its children through unique_ptr. Passes rewrite
+// in place or replace a child through the Mutator (ir/Visitor.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/Type.h"
+
+namespace pydd {
+
+struct LibraryFunction;  // stdlib/Catalog.h
+
+/// 1-based line and column (in bytes) in the .pydd file.
+struct SourceLoc {
+  uint32_t line = 0;
+  uint32_t col = 0;
+};
+
+// ----------------------------------------------------------------------------
+// Expressions
+
+enum class ExprKind {
+  IntLit, FloatLit, BoolLit, StrLit, Var,
+  Unary, Binary, Compare, Logical, Not, Select,
+  Call, Index, Attribute, Cast, TupleLit,
+};
+
+struct Expr {
+  explicit Expr(ExprKind k, SourceLoc l) : kind(k), loc(l) {}
+  virtual ~Expr() = default;
+  const ExprKind kind;
+  SourceLoc loc;
+  Type type;  // filled in by sema
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+/// Numeric literals are "weak" in arithmetic (NumPy 2's NEP 50): `x * 2.0`
+/// keeps x's float32. A literal with a fixed type is a Cast of a literal.
+struct IntLit : Expr {
+  IntLit(SourceLoc l, int64_t v) : Expr(ExprKind::IntLit, l), value(v) {}
+  int64_t value;
+};
+struct FloatLit : Expr {
+  FloatLit(SourceLoc l, double v) : Expr(ExprKind::FloatLit, l), value(v) {}
+  double value;
+};
+struct BoolLit : Expr {
+  BoolLit(SourceLoc l, bool v) : Expr(ExprKind::BoolLit, l), value(v) {}
+  bool value;
+};
+/// Only as an argument of print.
+struct StrLit : Expr {
+  StrLit(SourceLoc l, std::string v) : Expr(ExprKind::StrLit, l), value(std::move(v)) {}
+  std::string value;
+};
+struct VarRef : Expr {
+  VarRef(SourceLoc l, std::string n) : Expr(ExprKind::Var, l), name(std::move(n)) {}
+  std::string name;
+};
+
+enum class UnaryOp { Neg, Pos, Invert };
+struct Unary : Expr {
+  Unary(SourceLoc l, UnaryOp o, ExprPtr a) : Expr(ExprKind::Unary, l), op(o), operand(std::move(a)) {}
+  UnaryOp op;
+  ExprPtr operand;
+};
+
+enum class BinaryOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, BitAnd, BitOr, BitXor, Shl, Shr };
+struct Binary : Expr {
+  Binary(SourceLoc l, BinaryOp o, ExprPtr a, ExprPtr b)
+      : Expr(ExprKind::Binary, l), op(o), lhs(std::move(a)), rhs(std::move(b)) {}
+  BinaryOp op;
+  ExprPtr lhs, rhs;
+};
+
+enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne };
+/// A comparison chain `a < b <= c`: each operand is evaluated at most once
+/// and evaluation stops at the first false link, as in Python.
+struct Compare : Expr {
+  Compare(SourceLoc l) : Expr(ExprKind::Compare, l) {}
+  std::vector<CmpOp> ops;          // ops.size() == operands.size() - 1
+  std::vector<ExprPtr> operands;
+  std::vector<Type> linkTypes;     // per link: the type compared in (sema)
+};
+
+/// Short-circuit `and` / `or` (on bools after sema).
+struct Logical : Expr {
+  Logical(SourceLoc l, bool isAnd, ExprPtr a, ExprPtr b)
+      : Expr(ExprKind::Logical, l), isAnd(isAnd), lhs(std::move(a)), rhs(std::move(b)) {}
+  bool isAnd;
+  ExprPtr lhs, rhs;
+};
+struct Not : Expr {
+  Not(SourceLoc l, ExprPtr a) : Expr(ExprKind::Not, l), operand(std::move(a)) {}
+  ExprPtr operand;
+};
+/// `trueValue if cond else falseValue`.
+struct Select : Expr {
+  Select(SourceLoc l, ExprPtr c, ExprPtr t, ExprPtr f)
+      : Expr(ExprKind::Select, l), cond(std::move(c)), trueValue(std::move(t)), falseValue(std::move(f)) {}
+  ExprPtr cond, trueValue, falseValue;
+};
+
+struct KeywordArg {
+  std::string name;
+  SourceLoc loc;
+  ExprPtr value;
+};
+
+enum class CallTarget { Unresolved, User, Library };
+struct Call : Expr {
+  Call(SourceLoc l, std::string c) : Expr(ExprKind::Call, l), callee(std::move(c)) {}
+  std::string callee;
+  std::vector<ExprPtr> args;
+  std::vector<KeywordArg> keywords;   // moved into args by sema
+  CallTarget target = CallTarget::Unresolved;
+  const LibraryFunction* library = nullptr;  // CallTarget::Library
+};
+
+/// Element access `A[i, j]` (one index per dimension).
+struct Index : Expr {
+  Index(SourceLoc l, ExprPtr b) : Expr(ExprKind::Index, l), base(std::move(b)) {}
+  ExprPtr base;
+  std::vector<ExprPtr> indices;
+};
+/// `A.shape` and friends; sema rewrites every Attribute to a library call.
+struct Attribute : Expr {
+  Attribute(SourceLoc l, ExprPtr b, std::string n)
+      : Expr(ExprKind::Attribute, l), base(std::move(b)), name(std::move(n)) {}
+  ExprPtr base;
+  std::string name;
+};
+/// A scalar conversion to `type`: written `int32(x)` or inserted by sema.
+struct Cast : Expr {
+  Cast(SourceLoc l, Type to, ExprPtr a) : Expr(ExprKind::Cast, l), operand(std::move(a)) { type = to; }
+  ExprPtr operand;
+};
+/// `(a, b)` or `[a, b]`: shapes and the right-hand side of tuple assignment.
+struct TupleLit : Expr {
+  TupleLit(SourceLoc l, bool list) : Expr(ExprKind::TupleLit, l), isList(list) {}
+  std::vector<ExprPtr> elems;
+  bool isList;
+};
+
+// ----------------------------------------------------------------------------
+// Statements
+
+enum class StmtKind { Block, Assign, ExprStmt, If, While, For, Break, Continue, Return, Pass, Task };
+
+struct Stmt {
+  explicit Stmt(StmtKind k, SourceLoc l) : kind(k), loc(l) {}
+  virtual ~Stmt() = default;
+  const StmtKind kind;
+  SourceLoc loc;
+};
+using StmtPtr = std::unique_ptr<Stmt>;
+
+struct Block : Stmt {
+  explicit Block(SourceLoc l) : Stmt(StmtKind::Block, l) {}
+  std::vector<StmtPtr> stmts;
+};
+using BlockPtr = std::unique_ptr<Block>;
+
+/// `t = v`, `A[i] = v`, `a, b = v1, v2` (several targets, value a tuple),
+/// and `x: T = v` / `x: T` (a declaration: `declared` set, value maybe null).
+struct Assign : Stmt {
+  explicit Assign(SourceLoc l) : Stmt(StmtKind::Assign, l) {}
+  std::vector<ExprPtr> targets;  // VarRef or Index
+  ExprPtr value;                 // null for a bare declaration
+  Type declared;                 // from an annotation or a `# type:` comment
+};
+struct ExprStmt : Stmt {
+  ExprStmt(SourceLoc l, ExprPtr e) : Stmt(StmtKind::ExprStmt, l), expr(std::move(e)) {}
+  ExprPtr expr;
+};
+struct If : Stmt {
+  explicit If(SourceLoc l) : Stmt(StmtKind::If, l) {}
+  ExprPtr cond;
+  BlockPtr thenBody;
+  BlockPtr elseBody;  // may be null; `elif` is an If alone in an else block
+};
+struct While : Stmt {
+  explicit While(SourceLoc l) : Stmt(StmtKind::While, l) {}
+  ExprPtr cond;
+  BlockPtr body;
+};
+
+/// `for var in range(start, stop, step)` or `for var in array` (1-D).
+/// `parallel` marks `pfor`: iterations may run in any order or at once.
+struct For : Stmt {
+  explicit For(SourceLoc l) : Stmt(StmtKind::For, l) {}
+  std::string var;
+  SourceLoc varLoc;
+  bool isRange = true;
+  ExprPtr start, stop, step;  // range form (start and step always set)
+  ExprPtr iterable;           // element form
+  bool parallel = false;
+  BlockPtr body;
+};
+struct Return : Stmt {
+  Return(SourceLoc l, ExprPtr v) : Stmt(StmtKind::Return, l), value(std::move(v)) {}
+  ExprPtr value;  // null for a bare return
+};
+struct Break : Stmt {
+  explicit Break(SourceLoc l) : Stmt(StmtKind::Break, l) {}
+};
+struct Continue : Stmt {
+  explicit Continue(SourceLoc l) : Stmt(StmtKind::Continue, l) {}
+};
+struct Pass : Stmt {
+  explicit Pass(SourceLoc l) : Stmt(StmtKind::Pass, l) {}
+};
+
+/// Intrepydd's task-parallel blocks.
+enum class TaskKind { Async, Finish, Isolated };
+struct Task : Stmt {
+  Task(SourceLoc l, TaskKind k) : Stmt(StmtKind::Task, l), taskKind(k) {}
+  TaskKind taskKind;
+  BlockPtr body;
+};
+
+// ----------------------------------------------------------------------------
+// Functions and modules
+
+struct Param {
+  std::string name;
+  Type type;
+  SourceLoc loc;
+};
+
+struct Local {
+  std::string name;
+  Type type;
+  SourceLoc loc;  // first definition
+};
+
+struct Function {
+  std::string name;
+  SourceLoc loc;
+  std::vector<Param> params;
+  Type returnType = Type::voidTy();
+  BlockPtr body;
+  /// Every variable that is not a parameter, in order of first definition
+  /// (filled by sema).
+  std::vector<Local> locals;
+
+  const Type* lookup(const std::string& var) const;
+};
+
+struct Module {
+  std::string name;  // the file stem: Python module and C++ namespace name
+  std::string path;
+  std::vector<std::unique_ptr<Function>> functions;
+
+  Function* find(const std::string& fn) const;
+};
+
+// Casting helpers in the LLVM style: isa / cast / dyn_cast on node kinds.
+template <typename T> struct NodeTraits;
+#define PYDD_EXPR_TRAITS(Class, Kind) \
+  template <> struct NodeTraits<Class> { static bool is(const Expr& e) { return e.kind == ExprKind::Kind; } };
+PYDD_EXPR_TRAITS(IntLit, IntLit)
+PYDD_EXPR_TRAITS(FloatLit, FloatLit)
+PYDD_EXPR_TRAITS(BoolLit, BoolLit)
+PYDD_EXPR_TRAITS(StrLit, StrLit)
+PYDD_EXPR_TRAITS(VarRef, Var)
+PYDD_EXPR_TRAITS(Unary, Unary)
+PYDD_EXPR_TRAITS(Binary, Binary)
+PYDD_EXPR_TRAITS(Compare, Compare)
+PYDD_EXPR_TRAITS(Logical, Logical)
+PYDD_EXPR_TRAITS(Not, Not)
+PYDD_EXPR_TRAITS(Select, Select)
+PYDD_EXPR_TRAITS(Call, Call)
+PYDD_EXPR_TRAITS(Index, Index)
+PYDD_EXPR_TRAITS(Attribute, Attribute)
+PYDD_EXPR_TRAITS(Cast, Cast)
+PYDD_EXPR_TRAITS(TupleLit, TupleLit)
+#undef PYDD_EXPR_TRAITS
+#define PYDD_STMT_TRAITS(Class, Kind) \
+  template <> struct NodeTraits<Class> { static bool is(const Stmt& s) { return s.kind == StmtKind::Kind; } };
+PYDD_STMT_TRAITS(Block, Block)
+PYDD_STMT_TRAITS(Assign, Assign)
+PYDD_STMT_TRAITS(ExprStmt, ExprStmt)
+PYDD_STMT_TRAITS(If, If)
+PYDD_STMT_TRAITS(While, While)
+PYDD_STMT_TRAITS(For, For)
+PYDD_STMT_TRAITS(Break, Break)
+PYDD_STMT_TRAITS(Continue, Continue)
+PYDD_STMT_TRAITS(Return, Return)
+PYDD_STMT_TRAITS(Pass, Pass)
+PYDD_STMT_TRAITS(Task, Task)
+#undef PYDD_STMT_TRAITS
+
+template <typename T, typename N> bool isa(const N& n) { return NodeTraits<T>::is(n); }
+template <typename T, typename N> T* dyn_cast(N* n) {
+  return n && NodeTraits<T>::is(*n) ? static_cast<T*>(n) : nullptr;
+}
+template <typename T, typename N> const T* dyn_cast(const N* n) {
+  return n && NodeTraits<T>::is(*n) ? static_cast<const T*>(n) : nullptr;
+}
+
+}  // namespace pydd

@@ -1,0 +1,63 @@
+#include "ir/Type.h"
+
+namespace pydd {
+
+const char* scalarName(ScalarKind s) {
+  switch (s) {
+    case ScalarKind::Bool: return "bool";
+    case ScalarKind::Int32: return "int32";
+    case ScalarKind::Int64: return "int64";
+    case ScalarKind::Float32: return "float32";
+    case ScalarKind::Float64: return "float64";
+  }
+  return "?";
+}
+
+bool parseScalarName(const std::string& name, ScalarKind& out) {
+  if (name == "bool") out = ScalarKind::Bool;
+  else if (name == "int32") out = ScalarKind::Int32;
+  else if (name == "int64" || name == "int") out = ScalarKind::Int64;
+  else if (name == "float32") out = ScalarKind::Float32;
+  else if (name == "float64" || name == "float" || name == "double") out = ScalarKind::Float64;
+  else return false;
+  return true;
+}
+
+bool isIntegerKind(ScalarKind s) { return s == ScalarKind::Int32 || s == ScalarKind::Int64; }
+bool isFloatKind(ScalarKind s) { return s == ScalarKind::Float32 || s == ScalarKind::Float64; }
+
+ScalarKind promote(ScalarKind a, ScalarKind b) {
+  if (a == b) return a;
+  if (a == ScalarKind::Bool) return b;
+  if (b == ScalarKind::Bool) return a;
+  bool fa = isFloatKind(a), fb = isFloatKind(b);
+  if (fa && fb) return ScalarKind::Float64;
+  if (!fa && !fb) return ScalarKind::Int64;
+  // One float, one integer: float32 only absorbs integers narrower than
+  // 32 bits, and pydd has none, so the result is float64 (as in NumPy).
+  return ScalarKind::Float64;
+}
+
+bool canAssignImplicitly(ScalarKind from, ScalarKind to) {
+  auto rankOf = [](ScalarKind s) { return s == ScalarKind::Bool ? 0 : isIntegerKind(s) ? 1 : 2; };
+  return rankOf(from) <= rankOf(to);
+}
+
+std::string Type::str() const {
+  switch (K) {
+    case Kind::Unknown: return "<unknown>";
+    case Kind::Void: return "None";
+    case Kind::String: return "str";
+    case Kind::Scalar: return scalarName(Elem);
+    case Kind::Array:
+      return std::string("Array(") + scalarName(Elem) + ", " + std::to_string(Rank) + ")";
+    case Kind::Tuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < Elems.size(); ++i) s += (i ? ", " : "") + Elems[i].str();
+      return s + (Elems.size() == 1 ? ",)" : ")");
+    }
+  }
+  return "?";
+}
+
+}  // namespace pydd

@@ -1,0 +1,99 @@
+// Types of the pydd IR.
+//
+// A Type is a small value: a scalar kind, an array (element kind and rank),
+// a tuple of types, a string literal (only as a print argument), void, or
+// unknown (not inferred yet). Equality is structural.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pydd {
+
+enum class ScalarKind : uint8_t { Bool, Int32, Int64, Float32, Float64 };
+
+class Type {
+ public:
+  enum class Kind : uint8_t { Unknown, Void, Scalar, Array, Tuple, String };
+
+  Type() = default;
+  static Type unknown() { return Type(); }
+  static Type voidTy() { return Type(Kind::Void); }
+  static Type string() { return Type(Kind::String); }
+  static Type scalar(ScalarKind s) {
+    Type t(Kind::Scalar);
+    t.Elem = s;
+    return t;
+  }
+  static Type boolTy() { return scalar(ScalarKind::Bool); }
+  static Type int32() { return scalar(ScalarKind::Int32); }
+  static Type int64() { return scalar(ScalarKind::Int64); }
+  static Type float32() { return scalar(ScalarKind::Float32); }
+  static Type float64() { return scalar(ScalarKind::Float64); }
+  static Type array(ScalarKind elem, int rank) {
+    Type t(Kind::Array);
+    t.Elem = elem;
+    t.Rank = rank;
+    return t;
+  }
+  static Type tuple(std::vector<Type> elems) {
+    Type t(Kind::Tuple);
+    t.Elems = std::move(elems);
+    return t;
+  }
+
+  Kind kind() const { return K; }
+  bool isUnknown() const { return K == Kind::Unknown; }
+  bool isVoid() const { return K == Kind::Void; }
+  bool isScalar() const { return K == Kind::Scalar; }
+  bool isArray() const { return K == Kind::Array; }
+  bool isTuple() const { return K == Kind::Tuple; }
+  bool isString() const { return K == Kind::String; }
+  bool isBool() const { return isScalar() && Elem == ScalarKind::Bool; }
+  bool isInteger() const {
+    return isScalar() && (Elem == ScalarKind::Int32 || Elem == ScalarKind::Int64);
+  }
+  bool isFloat() const {
+    return isScalar() && (Elem == ScalarKind::Float32 || Elem == ScalarKind::Float64);
+  }
+  /// Bool or a number: what arithmetic and conditions accept.
+  bool isNumeric() const { return isScalar(); }
+
+  /// The scalar kind of a scalar, or the element kind of an array.
+  ScalarKind elem() const { return Elem; }
+  int rank() const { return Rank; }
+  const std::vector<Type>& elems() const { return Elems; }
+
+  bool operator==(const Type& o) const {
+    return K == o.K && (K != Kind::Scalar && K != Kind::Array ? true : Elem == o.Elem) &&
+           Rank == o.Rank && Elems == o.Elems;
+  }
+  bool operator!=(const Type& o) const { return !(*this == o); }
+
+  /// pydd spelling: `float64`, `Array(int32, 2)`, `(int64, float64)`.
+  std::string str() const;
+
+ private:
+  explicit Type(Kind k) : K(k) {}
+  Kind K = Kind::Unknown;
+  ScalarKind Elem = ScalarKind::Bool;
+  int Rank = 0;
+  std::vector<Type> Elems;
+};
+
+const char* scalarName(ScalarKind s);
+/// Parses `int32`, `float`, `double`... (the pydd names and aliases).
+bool parseScalarName(const std::string& name, ScalarKind& out);
+bool isIntegerKind(ScalarKind s);
+bool isFloatKind(ScalarKind s);
+
+/// NumPy's promotion of two scalar kinds (numpy.promote_types), with bool
+/// below every number: int32+int64 -> int64, int64+float32 -> float64.
+ScalarKind promote(ScalarKind a, ScalarKind b);
+
+/// Whether NumPy's "same_kind" casting allows a value of `from` to be stored
+/// into `to` implicitly (bool -> int -> float, never downward in kind).
+bool canAssignImplicitly(ScalarKind from, ScalarKind to);
+
+}  // namespace pydd

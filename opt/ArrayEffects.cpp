@@ -1,0 +1,110 @@
+#include "opt/ArrayEffects.h"
+
+#include <map>
+#include <string>
+
+#include "ir/Visitor.h"
+#include "stdlib/Catalog.h"
+
+namespace pydd {
+namespace {
+
+using EffectMap = std::map<const Function*, std::vector<bool>>;
+
+/// Finds the uses of one array variable that might write through it.
+class UseScanner : public Visitor {
+ public:
+  using Visitor::visit;
+  UseScanner(const Module& m, const EffectMap& effects, const std::string& var)
+      : M(m), Effects(effects), Var(var) {}
+  bool mayWrite = false;
+
+  void visit(const Stmt& s) override {
+    if (auto* a = dyn_cast<Assign>(&s)) {
+      for (auto& t : a->targets) {
+        if (auto* idx = dyn_cast<Index>(t.get())) {
+          if (isVar(*idx->base)) mayWrite = true;
+          for (auto& i : idx->indices) visit(*i);
+        } else if (auto* v = dyn_cast<VarRef>(t.get()); v && v->name == Var) {
+          // Rebinding the name does not write the caller's array, but
+          // what it refers to afterwards is not the parameter any more;
+          // stay conservative.
+          mayWrite = true;
+        }
+      }
+      if (a->value) {
+        // `B = A` makes an alias the scanner does not follow.
+        if (isVar(*a->value)) mayWrite = true;
+        else visit(*a->value);
+      }
+      return;
+    }
+    if (auto* r = dyn_cast<Return>(&s); r && r->value && isVar(*r->value)) return;
+    visitChildren(s);
+  }
+
+  void visit(const Expr& e) override {
+    if (auto* c = dyn_cast<Call>(&e)) {
+      for (size_t i = 0; i < c->args.size(); ++i) {
+        if (!isVar(*c->args[i])) {
+          visit(*c->args[i]);
+          continue;
+        }
+        if (c->target == CallTarget::Library && !c->library->hasSideEffects) continue;
+        if (c->target == CallTarget::User) {
+          auto it = Effects.find(M.find(c->callee));
+          if (it != Effects.end() && i < it->second.size() && !it->second[i]) continue;
+        }
+        mayWrite = true;
+      }
+      return;
+    }
+    if (auto* idx = dyn_cast<Index>(&e)) {
+      // An element load reads only.
+      if (!isVar(*idx->base)) visit(*idx->base);
+      for (auto& i : idx->indices) visit(*i);
+      return;
+    }
+    if (auto* s = dyn_cast<Select>(&e)) {
+      // A conditional may yield the array itself: an alias.
+      if (isVar(*s->trueValue) || isVar(*s->falseValue)) mayWrite = true;
+    }
+    visitChildren(e);
+  }
+
+ private:
+  bool isVar(const Expr& e) const {
+    auto* v = dyn_cast<VarRef>(&e);
+    return v && v->name == Var;
+  }
+
+  const Module& M;
+  const EffectMap& Effects;
+  const std::string& Var;
+};
+
+}  // namespace
+
+std::vector<bool> writtenArrayParams(const Module& m, const Function& target) {
+  // Start from "nothing is written" and grow to a fixed point, so that
+  // recursive functions that only read stay read-only.
+  EffectMap effects;
+  for (auto& f : m.functions) effects[f.get()] = std::vector<bool>(f->params.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& f : m.functions) {
+      for (size_t i = 0; i < f->params.size(); ++i) {
+        if (!f->params[i].type.isArray() || effects[f.get()][i]) continue;
+        UseScanner scan(m, effects, f->params[i].name);
+        scan.visit(*f->body);
+        if (scan.mayWrite) {
+          effects[f.get()][i] = true;
+          changed = true;
+        }
+      }
+    }
+  }
+  return effects[&target];
+}
+
+}  // namespace pydd

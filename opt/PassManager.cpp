@@ -1,0 +1,64 @@
+#include "opt/PassManager.h"
+
+#include <algorithm>
+
+#include "ir/Printer.h"
+#include "llvm/Support/Timer.h"
+#include "opt/ConstantFold.h"
+
+namespace pydd {
+namespace {
+
+struct PassInfo {
+  const char* name;
+  const char* description;
+  unsigned minLevel;  // runs at -O<minLevel> and above
+  void (*run)(Function&);
+};
+
+const std::vector<PassInfo>& registry() {
+  static const std::vector<PassInfo> passes = {
+      {"fold", "constant folding", 1, constantFold},
+  };
+  return passes;
+}
+
+bool contains(const std::vector<std::string>& names, const std::string& n) {
+  return std::find(names.begin(), names.end(), n) != names.end();
+}
+
+}  // namespace
+
+std::vector<std::string> passNames() {
+  std::vector<std::string> names;
+  for (auto& p : registry()) names.push_back(p.name);
+  return names;
+}
+
+bool runPasses(Module& m, const PassOptions& options, llvm::raw_ostream& dump, llvm::raw_ostream& errs) {
+  auto known = [](const std::string& n) { return n == "sema" || contains(passNames(), n); };
+  for (auto* list : {&options.disabled, &options.dumpAfter})
+    for (auto& n : *list)
+      if (!known(n)) {
+        errs << "pyddc: error: unknown pass '" << n << "' (passes: sema";
+        for (auto& p : passNames()) errs << ", " << p;
+        errs << ")\n";
+        return false;
+      }
+  if (contains(options.dumpAfter, "sema")) dump << "# IR after sema\n" << printModule(m);
+
+  llvm::TimerGroup group("pyddc", "pyddc passes");
+  for (auto& pass : registry()) {
+    if (options.optLevel < pass.minLevel || contains(options.disabled, pass.name)) continue;
+    llvm::Timer timer(pass.name, pass.description, group);
+    {
+      llvm::TimeRegion region(options.timePasses ? &timer : nullptr);
+      for (auto& f : m.functions) pass.run(*f);
+    }
+    if (contains(options.dumpAfter, pass.name)) dump << "# IR after " << pass.name << "\n" << printModule(m);
+  }
+  if (options.timePasses) group.print(errs);
+  return true;
+}
+
+}  // namespace pydd

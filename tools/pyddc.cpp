@@ -1,0 +1,125 @@
+// pyddc: compiles an Intrepydd (.pydd) file to a Python extension module or
+// a C++ library. This file only wires the stages together.
+
+#include <string>
+
+#include "codegen/CppEmitter.h"
+#include "codegen/HostEmitters.h"
+#include "codegen/Toolchain.h"
+#include "frontend/Diagnostics.h"
+#include "frontend/Parser.h"
+#include "frontend/Sema.h"
+#include "ir/Printer.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+#include "opt/PassManager.h"
+#include "pydd_config/Config.h"
+
+using namespace llvm;
+
+namespace {
+
+enum class Host { Python, Cpp };
+enum class Emit { Module, IR, Cpp };
+
+cl::OptionCategory Category("pyddc options");
+
+cl::opt<std::string> Input(cl::Positional, cl::desc("<kernel.pydd>"), cl::cat(Category));
+cl::opt<std::string> OutDir("o", cl::desc("Output directory (default: the current directory)"), cl::value_desc("dir"),
+                            cl::init("."), cl::cat(Category));
+cl::opt<unsigned> OptLevel("O", cl::desc("Optimization level 0-3 (default 3)"), cl::Prefix, cl::init(3),
+                           cl::cat(Category));
+cl::opt<Host> HostKind("host", cl::desc("What the kernel is built for"), cl::init(Host::Python),
+                       cl::values(clEnumValN(Host::Python, "python", "a Python extension module (default)"),
+                                  clEnumValN(Host::Cpp, "cpp", "lib<name>.a, lib<name>.so and <name>.h")),
+                       cl::cat(Category));
+cl::opt<Emit> EmitKind("emit", cl::desc("Print an intermediate form instead of building"), cl::init(Emit::Module),
+                       cl::values(clEnumValN(Emit::IR, "ir", "the typed IR, as pydd source"),
+                                  clEnumValN(Emit::Cpp, "cpp", "the generated C++")),
+                       cl::cat(Category));
+cl::list<std::string> DumpAfter("dump-after", cl::desc("Print the IR after this pass (or 'sema')"),
+                                cl::value_desc("pass"), cl::CommaSeparated, cl::cat(Category));
+cl::list<std::string> DisablePass("disable-pass", cl::desc("Do not run this pass"), cl::value_desc("pass"),
+                                  cl::CommaSeparated, cl::cat(Category));
+cl::opt<bool> TimePasses("time-passes", cl::desc("Report the time each pass takes"), cl::cat(Category));
+cl::opt<bool> BoundsCheck("bounds-check", cl::desc("Check element indices (IndexError when out of range)"),
+                          cl::cat(Category));
+cl::opt<bool> Verbose("v", cl::desc("Show the C++ compiler commands"), cl::cat(Category));
+cl::opt<std::string> Cxx("cxx", cl::desc("C++ compiler for kernels"), cl::init(PYDD_KERNEL_CXX), cl::cat(Category));
+cl::opt<bool> PrintCxxFlags("cxxflags", cl::desc("Print the compile flags a C++ host needs, then exit"),
+                            cl::cat(Category));
+cl::opt<bool> PrintLdFlags("ldflags", cl::desc("Print the link flags a C++ host needs, then exit"), cl::cat(Category));
+
+bool isIdentifier(StringRef s) {
+  if (s.empty() || !(isAlpha(s[0]) || s[0] == '_')) return false;
+  return llvm::all_of(s, [](char c) { return isAlnum(c) || c == '_'; });
+}
+
+int fail(const Twine& message) {
+  WithColor::error(errs(), "pyddc") << message << "\n";
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(Category);
+  cl::SetVersionPrinter([](raw_ostream& os) { os << "pyddc " PYDD_VERSION "\n"; });
+  cl::ParseCommandLineOptions(argc, argv, "pyddc: the Intrepydd ahead-of-time compiler\n");
+
+  if (PrintCxxFlags || PrintLdFlags) {
+    if (PrintCxxFlags) outs() << pydd::hostCxxFlags() << "\n";
+    if (PrintLdFlags) outs() << pydd::hostLdFlags() << "\n";
+    return 0;
+  }
+  if (Input.empty()) return fail("no input file (usage: pyddc kernel.pydd [-o dir])");
+  if (OptLevel > 3) return fail("optimization level must be 0 to 3");
+
+  auto buffer = MemoryBuffer::getFile(Input, /*IsText=*/true);
+  if (!buffer) return fail("cannot read '" + Input + "': " + buffer.getError().message());
+  std::string module = sys::path::stem(Input).str();
+  if (!isIdentifier(module))
+    return fail("'" + module + "' is not a valid module name: the file name must be a Python identifier");
+
+  pydd::Diagnostics diag(Input, std::move(*buffer));
+  auto m = pydd::parseModule(diag, module);
+  if (!m || !pydd::analyzeModule(*m, diag)) return 1;
+
+  pydd::PassOptions passes;
+  passes.optLevel = OptLevel;
+  passes.disabled = DisablePass;
+  passes.dumpAfter = DumpAfter;
+  passes.timePasses = TimePasses;
+  if (!pydd::runPasses(*m, passes, outs(), errs())) return 1;
+
+  pydd::CppOptions cpp;
+  cpp.boundsCheck = BoundsCheck;
+  std::string source = pydd::emitKernelCpp(*m, cpp);
+  if (HostKind == Host::Python) source += pydd::emitPythonGlue(*m);
+
+  if (EmitKind == Emit::IR) {
+    outs() << pydd::printModule(*m);
+    return 0;
+  }
+  if (EmitKind == Emit::Cpp) {
+    outs() << source;
+    return 0;
+  }
+
+  pydd::ToolchainOptions tc;
+  tc.cxx = Cxx;
+  tc.optLevel = OptLevel;
+  tc.verbose = Verbose;
+  pydd::BuildOutput built = HostKind == Host::Python
+                                ? pydd::buildPythonModule(source, module, OutDir, tc)
+                                : pydd::buildCppLibrary(source, pydd::emitCppHeader(*m), module, OutDir, tc);
+  if (!built.ok) return fail(built.error);
+  return 0;
+}
