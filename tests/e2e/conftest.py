@@ -1,0 +1,133 @@
+"""Shared fixtures for the end-to-end tests.
+
+Every test compiles a kernel from kernels/ with pyddc and compares it with the
+same file run as Python through pydd.load_python (the reference).
+
+Fixtures:
+  opt          -- the pyddc -O level, parametrized over OPT_LEVELS (ids O0, O3)
+  build        -- build(kernel_name, opt) -> (compiled_module, reference_module);
+                  each kernel is compiled once per -O level per session, as
+                  <tmp>/<name>_O<n>/<name>_O<n>.pydd so module names differ
+  reference    -- reference(kernel_name) -> the module run as Python
+  pyddc        -- the path of the pyddc executable (fails the test if missing)
+
+Helpers (import from conftest): KERNELS, ERROR_KERNELS, OPT_LEVELS,
+run_pyddc(*args), same_float(a, b), wrap_int64(n), wrap_int32(n).
+"""
+
+import math
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+E2E = Path(__file__).resolve().parent
+REPO = E2E.parents[1]
+sys.path.insert(0, str(REPO / "python"))
+
+import pydd  # noqa: E402
+
+KERNELS = E2E / "kernels"
+ERROR_KERNELS = KERNELS / "errors"
+OPT_LEVELS = (0, 3)
+
+
+def run_pyddc(*args, timeout=300):
+    """Runs pyddc with the given arguments; returns the CompletedProcess."""
+    try:
+        exe = pydd.find_pyddc()
+    except pydd.CompileError as e:
+        pytest.fail(str(e), pytrace=False)
+    return subprocess.run([exe, *map(str, args)], capture_output=True, text=True, timeout=timeout)
+
+
+def same_float(a, b):
+    """Exact equality that also tells 0.0 from -0.0 (NaN equals NaN)."""
+    a, b = float(a), float(b)
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+def wrap_int64(n):
+    """A Python int reduced to int64 the way NumPy wraps (two's complement)."""
+    n %= 1 << 64
+    return n - (1 << 64) if n >= 1 << 63 else n
+
+
+def wrap_int32(n):
+    n %= 1 << 32
+    return n - (1 << 32) if n >= 1 << 31 else n
+
+
+class _Builds:
+    """Session cache of compiled and reference modules."""
+
+    def __init__(self, root):
+        self.root = root
+        self.compiled_modules = {}
+        self.reference_modules = {}
+
+    def compiled(self, name, opt):
+        key = (name, opt)
+        if key not in self.compiled_modules:
+            stem = f"{name}_O{opt}"
+            out = self.root / stem
+            out.mkdir(parents=True, exist_ok=True)
+            src = out / f"{stem}.pydd"
+            src.write_bytes((KERNELS / f"{name}.pydd").read_bytes())
+            try:
+                self.compiled_modules[key] = pydd.compile(src, out_dir=out, opt=opt)
+            except Exception as e:  # remembered, so a broken kernel is built only once
+                self.compiled_modules[key] = e
+        result = self.compiled_modules[key]
+        if isinstance(result, Exception):
+            pytest.fail(f"compiling {name}.pydd at -O{opt} failed:\n{type(result).__name__}: {result}",
+                        pytrace=False)
+        return result
+
+    def reference(self, name):
+        if name not in self.reference_modules:
+            self.reference_modules[name] = pydd.load_python(KERNELS / f"{name}.pydd", f"{name}_ref")
+        return self.reference_modules[name]
+
+
+@pytest.fixture(scope="session")
+def _builds(tmp_path_factory):
+    return _Builds(tmp_path_factory.mktemp("pyddc"))
+
+
+@pytest.fixture(params=OPT_LEVELS, ids=lambda o: f"O{o}")
+def opt(request):
+    return request.param
+
+
+@pytest.fixture
+def build(_builds):
+    def build(kernel_name, opt):
+        return _builds.compiled(kernel_name, opt), _builds.reference(kernel_name)
+    return build
+
+
+@pytest.fixture
+def reference(_builds):
+    return _builds.reference
+
+
+@pytest.fixture(scope="session")
+def pyddc():
+    try:
+        return pydd.find_pyddc()
+    except pydd.CompileError as e:
+        pytest.fail(str(e), pytrace=False)
+
+
+@pytest.fixture
+def quiet_overflow():
+    """NumPy scalar overflow in the reference run wraps, as intended; silence it."""
+    with np.errstate(over="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
