@@ -44,11 +44,11 @@ std::string floatLiteral(double v) {
   return v < 0 ? "(" + s + ")" : s;
 }
 
+/// An int64 literal of exactly that C++ type, so that templates such as
+/// pydd::floordiv(T, T) deduce one type for both operands.
 std::string intLiteral(int64_t v) {
-  if (v == INT64_MIN) return "(-9223372036854775807LL - 1)";
-  std::string s = std::to_string(v);
-  if (v > INT32_MAX || v < INT32_MIN) s += "LL";
-  return v < 0 ? "(" + s + ")" : s;
+  if (v == INT64_MIN) return "int64_t(-9223372036854775807LL - 1)";
+  return "int64_t(" + std::to_string(v) + (v > INT32_MAX || v < INT32_MIN ? "LL" : "") + ")";
 }
 
 std::string stringLiteral(const std::string& s) {

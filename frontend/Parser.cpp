@@ -449,7 +449,7 @@ class Lowerer {
         error(opNode, "'" + text(opNode) + "' is not supported in pydd kernels yet");
         return poison(loc);
       }
-      return std::make_unique<Binary>(locOf(opNode), op, expr(field(n, "left")), expr(field(n, "right")));
+      return std::make_unique<Binary>(loc, op, expr(field(n, "left")), expr(field(n, "right")));
     }
     if (t == "boolean_operator") {
       bool isAnd = text(field(n, "operator")) == "and";

@@ -1,5 +1,6 @@
 #include "frontend/Sema.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -230,7 +231,6 @@ struct VarInfo {
   bool declared = false;  // annotated: the type is fixed
   bool isParam = false;
   SourceLoc loc;          // first definition
-  unsigned order = 0;
 };
 
 class FunctionTyper {
@@ -252,9 +252,10 @@ class FunctionTyper {
     if (Diag.errorCount() != before) return false;
     finalizeBlock(*F.body, 0);
     if (Diag.errorCount() != before) return false;
-    std::vector<std::pair<unsigned, std::string>> order;
+    // Locals in order of their first appearance in the source.
+    std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::string>> order;
     for (auto& [name, v] : Vars)
-      if (!v.isParam) order.push_back({v.order, name});
+      if (!v.isParam) order.push_back({{v.loc.line, v.loc.col}, name});
     std::sort(order.begin(), order.end());
     for (auto& [_, name] : order) F.locals.push_back({name, Vars[name].type, Vars[name].loc});
     return true;
@@ -268,7 +269,6 @@ class FunctionTyper {
     if (it != Vars.end()) return it->second;
     VarInfo& v = Vars[name];
     v.loc = loc;
-    v.order = NextOrder++;
     return v;
   }
 
@@ -768,7 +768,6 @@ class FunctionTyper {
   Function& F;
   Diagnostics& Diag;
   std::map<std::string, VarInfo> Vars;
-  unsigned NextOrder = 0;
   bool Changed = false;
   bool Reporting = false;
 };
