@@ -299,6 +299,12 @@ class FunctionTyper {
   /// Merges `t`, the type of a value assigned at `loc`, into `var`.
   bool unify(VarInfo& v, const std::string& name, const Type& t, SourceLoc loc, bool report) {
     if (t.isUnknown() || v.declared) return false;
+    if (!t.isScalar() && !t.isArray()) {
+      if (report)
+        Diag.error(loc, "'" + name + "' cannot hold " + (t.isTuple() ? std::string("a tuple or list") : t.str()) +
+                            "; lists and tuples as values are not supported yet");
+      return false;
+    }
     if (v.type.isUnknown()) {
       v.type = t;
       return true;

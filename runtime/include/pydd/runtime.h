@@ -3,6 +3,7 @@
 
 #include "pydd/abi.h"
 #include "pydd/array.h"
+#include "pydd/builtins.h"
 #include "pydd/errors.h"
 #include "pydd/print.h"
 #include "pydd/scalar.h"
