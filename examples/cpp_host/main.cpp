@@ -1,0 +1,53 @@
+// A C++ program that calls pydd kernels with no Python involved: the
+// kernels were compiled with `pyddc --host=cpp` into libnumeric.a and
+// libkmeans.a, whose headers declare them in namespaces numeric and kmeans.
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "kmeans.h"
+#include "numeric.h"
+
+int main() {
+  int failures = 0;
+  auto report = [&](const char* what, double ours, double expected) {
+    bool ok = std::fabs(ours - expected) <= 1e-9 * std::fmax(1.0, std::fabs(expected));
+    std::printf("  %-28s pyddc: %-14.10g C++ reference: %-14.10g %s\n", what, ours, expected, ok ? "ok" : "MISMATCH");
+    failures += !ok;
+  };
+
+  report("fib(25)", double(numeric::fib(25)), 75025);
+  report("gcd(1071, 462)", double(numeric::gcd(1071, 462)), 21);
+  double pi = 0;
+  for (int k = 1; k <= 10000; ++k) pi += 1.0 / (double(k) * k);
+  report("pisum(1)", numeric::pisum(1), pi);
+
+  // Arrays: borrow the host's memory (no copy), or let the runtime allocate.
+  const int64_t n = 6, d = 2, k = 2;
+  std::vector<double> points = {0, 0, 0, 1, 1, 0, 10, 10, 10, 11, 11, 10};
+  std::vector<double> centers = {0, 0, 10, 10};
+  auto X = pydd::Array<double, 2>::borrow(points.data(), {n, d});
+  auto C = pydd::Array<double, 2>::borrow(centers.data(), {k, d});
+  auto labels = pydd::Array<int64_t, 1>::zeros({n});
+
+  pydd::Array<double, 2> D = kmeans::pairwise_sqdist(X, C);
+  report("D[5, 1] (11,10) to (10,10)", D(5, 1), 1.0);
+  int64_t changed = kmeans::assign_labels(D, labels);
+  report("points that changed label", double(changed), 3);
+  pydd::Array<double, 2> C2 = kmeans::update_centers(X, labels, k);
+  report("new center 1, x", C2(1, 0), 31.0 / 3);
+  report("new center 1, y", C2(1, 1), 31.0 / 3);
+
+  // Kernel errors arrive as pydd::Error with the Python exception's kind.
+  try {
+    numeric::gcd(1, 0);
+    std::vector<double> empty_rows;
+    auto E = pydd::Array<double, 2>::borrow(empty_rows.data(), {0, d});
+    kmeans::update_centers(E, labels, -1);
+    std::printf("  expected an error for a negative dimension\n");
+    ++failures;
+  } catch (const pydd::Error& e) {
+    std::printf("  %-28s pydd::Error: %s\n", "zeros((-1, d))", e.what());
+  }
+  return failures ? 1 : 0;
+}
