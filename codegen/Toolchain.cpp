@@ -126,6 +126,7 @@ BuildOutput buildPythonModule(const std::string& source, const std::string& modu
   for (const char* f : {"-shared", "-fvisibility=hidden", "-o"}) argv.push_back(f);
   argv.push_back(so);
   argv.push_back(src);
+  argv.push_back(PYDD_LIBRARY_DIR "/libpydd_runtime.a");
   argv.push_back("-L" PYDD_LIBRARY_DIR);
   argv.push_back("-Wl,-rpath," PYDD_LIBRARY_DIR);
   argv.push_back("-lpydd_python");
@@ -150,8 +151,22 @@ BuildOutput buildCppLibrary(const std::string& source, const std::string& header
   for (auto& f : commonFlags(options)) compile.push_back(f);
   for (std::string f : {std::string("-c"), src, std::string("-o"), obj}) compile.push_back(f);
   if (!run(compile, scratch, options.verbose, out.error)) return out;
-  if (!run({findProgram("ar"), "rcs", archive, obj}, scratch, options.verbose, out.error)) return out;
-  if (!run({options.cxx, "-shared", "-o", shared, obj}, scratch, options.verbose, out.error)) return out;
+  // The archive carries the compiled part of the runtime too, so that a
+  // host links just lib<module>.a (a second kernel archive's copy is never
+  // pulled in: its symbols are already defined).
+  std::string ar = findProgram("ar");
+  std::string runtimeObjects = scratch.file("runtime");
+  if (auto ec = llvm::sys::fs::create_directories(runtimeObjects)) return out.error = ec.message(), out;
+  if (!run({ar, "x", "--output=" + runtimeObjects, PYDD_LIBRARY_DIR "/libpydd_runtime.a"}, scratch, options.verbose, out.error))
+    return out;
+  std::vector<std::string> archiveCmd = {ar, "rcs", archive, obj};
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(runtimeObjects, ec), end; it != end && !ec; it.increment(ec))
+    archiveCmd.push_back(it->path());
+  if (!run(archiveCmd, scratch, options.verbose, out.error)) return out;
+  if (!run({options.cxx, "-shared", "-o", shared, obj, PYDD_LIBRARY_DIR "/libpydd_runtime.a"}, scratch, options.verbose,
+           out.error))
+    return out;
   out.ok = publish(archive, outDir, "lib" + module + ".a", out.error) &&
            publish(shared, outDir, "lib" + module + ".so", out.error) &&
            publish(hdr, outDir, module + ".h", out.error);
