@@ -261,17 +261,7 @@ class FunctionEmitter {
     return "";
   }
 
-  static const char* cmp(CmpOp op) {
-    switch (op) {
-      case CmpOp::Lt: return " < ";
-      case CmpOp::Le: return " <= ";
-      case CmpOp::Gt: return " > ";
-      case CmpOp::Ge: return " >= ";
-      case CmpOp::Eq: return " == ";
-      case CmpOp::Ne: return " != ";
-    }
-    return "";
-  }
+  static std::string cmp(CmpOp op) { return std::string(" ") + spelling(op) + " "; }
 
   std::string compare(const Compare& c) {
     if (c.operands.size() == 2) return "(" + expr(*c.operands[0]) + cmp(c.ops[0]) + expr(*c.operands[1]) + ")";

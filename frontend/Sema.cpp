@@ -31,24 +31,6 @@ ScalarKind commonKind(ScalarKind l, bool lweak, ScalarKind r, bool rweak) {
   return kindCategory(weak) == 2 ? ScalarKind::Float64 : ScalarKind::Int64;
 }
 
-const char* opName(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Add: return "+";
-    case BinaryOp::Sub: return "-";
-    case BinaryOp::Mul: return "*";
-    case BinaryOp::Div: return "/";
-    case BinaryOp::FloorDiv: return "//";
-    case BinaryOp::Mod: return "%";
-    case BinaryOp::Pow: return "**";
-    case BinaryOp::BitAnd: return "&";
-    case BinaryOp::BitOr: return "|";
-    case BinaryOp::BitXor: return "^";
-    case BinaryOp::Shl: return "<<";
-    case BinaryOp::Shr: return ">>";
-  }
-  return "?";
-}
-
 bool isBitwise(BinaryOp op) {
   return op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor || op == BinaryOp::Shl ||
          op == BinaryOp::Shr;
@@ -59,17 +41,17 @@ bool isBitwise(BinaryOp op) {
 Type binaryOperandType(BinaryOp op, const Expr& l, const Expr& r, std::string& err) {
   const Type &lt = l.type, &rt = r.type;
   if (lt.isArray() || rt.isArray()) {
-    err = std::string("operator '") + opName(op) + "' on arrays is not supported yet; use an element loop";
+    err = std::string("operator '") + spelling(op) + "' on arrays is not supported yet; use an element loop";
     return Type();
   }
   if (!lt.isScalar() || !rt.isScalar()) {
-    err = std::string("unsupported operand types for ") + opName(op) + ": " + lt.str() + " and " + rt.str();
+    err = std::string("unsupported operand types for ") + spelling(op) + ": " + lt.str() + " and " + rt.str();
     return Type();
   }
   ScalarKind k = commonKind(lt.elem(), isWeak(l), rt.elem(), isWeak(r));
   if (isBitwise(op)) {
     if (isFloatKind(k)) {
-      err = std::string("unsupported operand types for ") + opName(op) + ": " + lt.str() + " and " + rt.str();
+      err = std::string("unsupported operand types for ") + spelling(op) + ": " + lt.str() + " and " + rt.str();
       return Type();
     }
     // bool & bool stays bool; shifts always work on integers.
@@ -299,6 +281,10 @@ class FunctionTyper {
   /// Merges `t`, the type of a value assigned at `loc`, into `var`.
   bool unify(VarInfo& v, const std::string& name, const Type& t, SourceLoc loc, bool report) {
     if (t.isUnknown() || v.declared) return false;
+    if (t.isVoid()) {
+      if (report) Diag.error(loc, "'" + name + "' is assigned the result of a call that returns nothing");
+      return false;
+    }
     if (!t.isScalar() && !t.isArray()) {
       if (report)
         Diag.error(loc, "'" + name + "' cannot hold " + (t.isTuple() ? std::string("a tuple or list") : t.str()) +

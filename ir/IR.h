@@ -77,6 +77,9 @@ struct Unary : Expr {
 };
 
 enum class BinaryOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, BitAnd, BitOr, BitXor, Shl, Shr };
+/// The operator as written in pydd source: "+", "//", "**"...
+const char* spelling(BinaryOp op);
+
 struct Binary : Expr {
   Binary(SourceLoc l, BinaryOp o, ExprPtr a, ExprPtr b)
       : Expr(ExprKind::Binary, l), op(o), lhs(std::move(a)), rhs(std::move(b)) {}
@@ -85,6 +88,8 @@ struct Binary : Expr {
 };
 
 enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne };
+/// "<", "<=", ...
+const char* spelling(CmpOp op);
 /// A comparison chain `a < b <= c`: each operand is evaluated at most once
 /// and evaluation stops at the first false link, as in Python.
 struct Compare : Expr {

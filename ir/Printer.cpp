@@ -10,24 +10,6 @@ namespace {
 // Python's precedence levels, loosest first.
 enum Prec { PSelect = 1, POr, PAnd, PNot, PCompare, PBitOr, PBitXor, PBitAnd, PShift, PAdd, PMul, PUnary, PPow, PAtom };
 
-const char* binarySpelling(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Add: return "+";
-    case BinaryOp::Sub: return "-";
-    case BinaryOp::Mul: return "*";
-    case BinaryOp::Div: return "/";
-    case BinaryOp::FloorDiv: return "//";
-    case BinaryOp::Mod: return "%";
-    case BinaryOp::Pow: return "**";
-    case BinaryOp::BitAnd: return "&";
-    case BinaryOp::BitOr: return "|";
-    case BinaryOp::BitXor: return "^";
-    case BinaryOp::Shl: return "<<";
-    case BinaryOp::Shr: return ">>";
-  }
-  return "?";
-}
-
 int binaryPrec(BinaryOp op) {
   switch (op) {
     case BinaryOp::Add:
@@ -44,18 +26,6 @@ int binaryPrec(BinaryOp op) {
     case BinaryOp::Shr: return PShift;
   }
   return PAtom;
-}
-
-const char* compareSpelling(CmpOp op) {
-  switch (op) {
-    case CmpOp::Lt: return "<";
-    case CmpOp::Le: return "<=";
-    case CmpOp::Gt: return ">";
-    case CmpOp::Ge: return ">=";
-    case CmpOp::Eq: return "==";
-    case CmpOp::Ne: return "!=";
-  }
-  return "?";
 }
 
 class Printer {
@@ -144,7 +114,7 @@ class Printer {
         // ** is right-associative; everything else left-associative.
         bool right = b.op == BinaryOp::Pow;
         expr(*b.lhs, right ? p + 1 : p);
-        out += std::string(" ") + binarySpelling(b.op) + " ";
+        out += std::string(" ") + spelling(b.op) + " ";
         expr(*b.rhs, right ? p : p + 1);
         return;
       }
@@ -152,7 +122,7 @@ class Printer {
         auto& c = static_cast<const Compare&>(e);
         expr(*c.operands[0], PCompare + 1);
         for (size_t i = 0; i < c.ops.size(); ++i) {
-          out += std::string(" ") + compareSpelling(c.ops[i]) + " ";
+          out += std::string(" ") + spelling(c.ops[i]) + " ";
           expr(*c.operands[i + 1], PCompare + 1);
         }
         return;
