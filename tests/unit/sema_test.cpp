@@ -1,0 +1,678 @@
+// Unit tests for semantic analysis: type inference (constants seed it,
+// assignments unify by NumPy's promotion, literals are weak), annotations,
+// call resolution (keywords, conversions, typed zeros, `.shape`), the
+// explicit casts sema leaves in the IR, and the errors a user sees.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/Diagnostics.h"
+#include "frontend/Parser.h"
+#include "frontend/Sema.h"
+#include "ir/IR.h"
+#include "ir/Printer.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "stdlib/Catalog.h"
+
+namespace {
+
+using namespace pydd;
+
+// ---- helpers ---------------------------------------------------------------
+
+struct Analyzed {
+  std::unique_ptr<Module> module;  // null if parsing failed
+  bool parsed = false;
+  bool ok = false;  // parsed and analyzed without errors
+  unsigned errors = 0;
+  std::string messages;
+
+  /// The first function, or the one named `name`.
+  const Function* fn(const char* name = nullptr) const {
+    if (!module || module->functions.empty()) return nullptr;
+    return name ? module->find(name) : module->functions[0].get();
+  }
+  /// The type of a parameter or local of the first function (unknown if none).
+  Type typeOf(const std::string& var) const {
+    const Function* f = fn();
+    const Type* t = f ? f->lookup(var) : nullptr;
+    return t ? *t : Type();
+  }
+  /// Statement `i` of the first function's body, or null.
+  const Stmt* stmt(size_t i) const {
+    const Function* f = fn();
+    return f && i < f->body->stmts.size() ? f->body->stmts[i].get() : nullptr;
+  }
+  /// The value assigned by statement `i` of the first function, or null.
+  const Expr* value(size_t i) const {
+    auto* a = dyn_cast<Assign>(stmt(i));
+    return a ? a->value.get() : nullptr;
+  }
+};
+
+Analyzed analyze(const std::string& source) {
+  auto buf = llvm::MemoryBuffer::getMemBufferCopy(source, "test.pydd");
+  Diagnostics diag("test.pydd", std::move(buf));
+  Analyzed a;
+  testing::internal::CaptureStderr();
+  a.module = parseModule(diag, "test");
+  a.parsed = a.module != nullptr;
+  a.ok = a.parsed && analyzeModule(*a.module, diag);
+  a.messages = testing::internal::GetCapturedStderr();
+  a.errors = diag.errorCount();
+  return a;
+}
+
+/// Analyzes a source that must be accepted.
+Analyzed accept(const std::string& source) {
+  Analyzed a = analyze(source);
+  EXPECT_TRUE(a.ok) << a.messages;
+  return a;
+}
+
+/// Expects that sema (not the parser) rejects `source` with `message` at
+/// line:col.
+void expectError(const std::string& source, int line, int col, const std::string& message) {
+  Analyzed a = analyze(source);
+  ASSERT_TRUE(a.parsed) << "the parser rejected it already:\n" << a.messages;
+  EXPECT_FALSE(a.ok);
+  EXPECT_GE(a.errors, 1u);
+  std::string where = "test.pydd:" + std::to_string(line) + ":" + std::to_string(col) + ": error: ";
+  EXPECT_NE(a.messages.find(where + message), std::string::npos)
+      << "expected '" << where << message << "' in:\n" << a.messages;
+}
+
+const Type i32 = Type::int32(), i64 = Type::int64(), f32 = Type::float32(), f64 = Type::float64(),
+           boolean = Type::boolTy();
+
+// ---- inference: constants seed it ------------------------------------------------
+
+TEST(Infer, ConstantsSeedTypes) {
+  Analyzed a = accept(
+      "def f():\n"
+      "    x = 0\n"
+      "    y = 0.0\n"
+      "    z = True\n"
+      "    w = -3\n"
+      "    v = 1e3\n");
+  EXPECT_EQ(a.typeOf("x"), i64);
+  EXPECT_EQ(a.typeOf("y"), f64);
+  EXPECT_EQ(a.typeOf("z"), boolean);
+  EXPECT_EQ(a.typeOf("w"), i64);
+  EXPECT_EQ(a.typeOf("v"), f64);
+}
+
+TEST(Infer, LaterFloatAssignmentPromotesTheVariable) {
+  Analyzed a = accept(
+      "def f():\n"
+      "    x = 0\n"
+      "    x = 1.5\n");
+  EXPECT_EQ(a.typeOf("x"), f64);
+  // The first assignment now stores a float: the literal is converted.
+  const Expr* first = a.value(0);
+  ASSERT_NE(dyn_cast<FloatLit>(first), nullptr) << (first ? printExpr(*first) : "null");
+  EXPECT_EQ(dyn_cast<FloatLit>(first)->value, 0.0);
+  EXPECT_EQ(first->type, f64);
+}
+
+TEST(Infer, BoolThenIntPromotesToInt) {
+  Analyzed a = accept("def f():\n    b = True\n    b = 2\n");
+  EXPECT_EQ(a.typeOf("b"), i64);
+}
+
+TEST(Infer, FixedPointAcrossLoopIterations) {
+  // `s` only becomes float64 once `t` is known to be float64, which is
+  // assigned after its use: inference must iterate.
+  Analyzed a = accept(
+      "def f(n: int) -> float64:\n"
+      "    s = 0\n"
+      "    t = 0\n"
+      "    for i in range(n):\n"
+      "        s = s + t\n"
+      "        t = 0.5 * i\n"
+      "    return s\n");
+  EXPECT_EQ(a.typeOf("t"), f64);
+  EXPECT_EQ(a.typeOf("s"), f64);
+  EXPECT_EQ(a.typeOf("i"), i64);
+}
+
+TEST(Infer, TupleAssignmentTypesEachTarget) {
+  Analyzed a = accept("def f():\n    a, b = 1, 2.5\n    c, d = b, a\n");
+  EXPECT_EQ(a.typeOf("a"), i64);
+  EXPECT_EQ(a.typeOf("b"), f64);
+  EXPECT_EQ(a.typeOf("c"), f64);
+  EXPECT_EQ(a.typeOf("d"), i64);
+}
+
+TEST(Infer, UserFunctionResultType) {
+  Analyzed a = accept(
+      "def g(x: float32) -> float32:\n"
+      "    return x\n"
+      "\n"
+      "def f(y: float32):\n"
+      "    z = g(y)\n");
+  const Function* f = a.fn("f");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->locals.size(), 1u);
+  EXPECT_EQ(f->locals[0].type, f32);
+  auto* as = dyn_cast<Assign>(f->body->stmts[0].get());
+  ASSERT_NE(as, nullptr);
+  auto* call = dyn_cast<Call>(as->value.get());
+  ASSERT_NE(call, nullptr);
+  EXPECT_EQ(call->target, CallTarget::User);
+}
+
+// ---- NumPy promotion ----------------------------------------------------------------
+
+/// The type of `y = EXPR` in a function with parameters of several types.
+Type exprType(const std::string& expression) {
+  Analyzed a = accept(
+      "def f(i: int32, l: int64, s: float32, d: float64, b: bool, c: bool):\n"
+      "    y = " + expression + "\n");
+  return a.typeOf("y");
+}
+
+TEST(Promotion, MixedStrongOperands) {
+  EXPECT_EQ(exprType("i + l"), i64);
+  EXPECT_EQ(exprType("l + s"), f64);
+  EXPECT_EQ(exprType("i + s"), f64);
+  EXPECT_EQ(exprType("s * d"), f64);
+  EXPECT_EQ(exprType("i * i"), i32);
+  EXPECT_EQ(exprType("s - s"), f32);
+  EXPECT_EQ(exprType("b + i"), i32);
+}
+
+TEST(Promotion, LiteralsAreWeak) {
+  EXPECT_EQ(exprType("s * 2.0"), f32);
+  EXPECT_EQ(exprType("2.0 * s"), f32);
+  EXPECT_EQ(exprType("s * 2"), f32);
+  EXPECT_EQ(exprType("i + 1"), i32);
+  EXPECT_EQ(exprType("i + -1"), i32);
+  EXPECT_EQ(exprType("i + True"), i32);
+  // A float literal cannot be held by an integer type: float64.
+  EXPECT_EQ(exprType("i + 2.5"), f64);
+  EXPECT_EQ(exprType("b + 1.5"), f64);
+  // Two literals promote between themselves.
+  EXPECT_EQ(exprType("1 + 2.0"), f64);
+}
+
+TEST(Promotion, BoolArithmeticIsIntArithmetic) {
+  EXPECT_EQ(exprType("b + c"), i64);
+  EXPECT_EQ(exprType("b * c"), i64);
+  EXPECT_EQ(exprType("-b"), i64);
+  // Bitwise operators keep bools, shifts do not.
+  EXPECT_EQ(exprType("b & c"), boolean);
+  EXPECT_EQ(exprType("b << c"), i64);
+}
+
+TEST(Promotion, TrueDivisionOfIntegersIsFloat64) {
+  EXPECT_EQ(exprType("l / l"), f64);
+  EXPECT_EQ(exprType("i / i"), f64);
+  EXPECT_EQ(exprType("i / 2"), f64);
+  EXPECT_EQ(exprType("s / 2"), f32);
+  EXPECT_EQ(exprType("l // 2"), i64);
+  EXPECT_EQ(exprType("i % 3"), i32);
+  EXPECT_EQ(exprType("l ** 2"), i64);
+  EXPECT_EQ(exprType("d ** 2"), f64);
+}
+
+TEST(Promotion, ComparisonsAndLogicAreBool) {
+  EXPECT_EQ(exprType("i < d"), boolean);
+  EXPECT_EQ(exprType("0 <= i < l"), boolean);
+  EXPECT_EQ(exprType("i and d"), boolean);
+  EXPECT_EQ(exprType("not l"), boolean);
+}
+
+TEST(Promotion, ConditionalExpression) {
+  EXPECT_EQ(exprType("1 if b else 2.5"), f64);
+  EXPECT_EQ(exprType("s if b else 0"), f32);
+  EXPECT_EQ(exprType("i if b else l"), i64);
+}
+
+TEST(Promotion, CastsAreMadeExplicit) {
+  Analyzed a = accept(
+      "def f(i: int32, l: int64, s: float32):\n"
+      "    y = i + l\n"
+      "    z = s * 2.0\n"
+      "    w = l / l\n");
+  auto* y = dyn_cast<Binary>(a.value(0));
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(y->type, i64);
+  auto* yl = dyn_cast<Cast>(y->lhs.get());
+  ASSERT_NE(yl, nullptr) << printExpr(*y);
+  EXPECT_EQ(yl->type, i64);
+  EXPECT_NE(dyn_cast<VarRef>(yl->operand.get()), nullptr);
+  EXPECT_NE(dyn_cast<VarRef>(y->rhs.get()), nullptr);
+
+  auto* z = dyn_cast<Binary>(a.value(1));
+  ASSERT_NE(z, nullptr);
+  EXPECT_EQ(printExpr(*z), "s * float32(2.0)");
+  EXPECT_EQ(z->rhs->type, f32);
+
+  ASSERT_NE(a.value(2), nullptr);
+  EXPECT_EQ(printExpr(*a.value(2)), "float64(l) / float64(l)");
+}
+
+TEST(Promotion, CompareRecordsLinkTypes) {
+  Analyzed a = accept("def f(i: int32, d: float64, s: float32):\n    y = i < d <= s\n");
+  auto* c = dyn_cast<Compare>(a.value(0));
+  ASSERT_NE(c, nullptr);
+  ASSERT_EQ(c->linkTypes.size(), 2u);
+  EXPECT_EQ(c->linkTypes[0], f64);
+  EXPECT_EQ(c->linkTypes[1], f64);
+  EXPECT_EQ(c->type, boolean);
+}
+
+TEST(Promotion, WeakLiteralThatDoesNotFit) {
+  // BUG: NumPy 2 (NEP 50, which pydd follows for weak literals) raises
+  // OverflowError for `int32(1) + 3000000000` ("Python integer 3000000000
+  // out of bounds for int32"); sema silently converts the literal to int32
+  // (int32(3000000000) wraps to -1294967296). Expected: a compile-time
+  // error naming the literal.
+  GTEST_SKIP() << "BUG: a weak integer literal too big for the other operand's type is wrapped silently";
+  expectError("def f(i: int32):\n    y = i + 3000000000\n", 2, 13, "3000000000");
+}
+
+// ---- annotations ---------------------------------------------------------------------
+
+TEST(Annotations, DeclaredTypeIsKept) {
+  Analyzed a = accept(
+      "def f():\n"
+      "    x: float32 = 0\n"
+      "    x = 1.5\n"
+      "    y = 0  # type: int32\n"
+      "    y = y + 1\n"
+      "    z: Array(float64, 2)\n");
+  EXPECT_EQ(a.typeOf("x"), f32);
+  EXPECT_EQ(a.typeOf("y"), i32);
+  EXPECT_EQ(a.typeOf("z"), Type::array(ScalarKind::Float64, 2));
+  // The stored values are converted to the declared types.
+  ASSERT_NE(a.value(0), nullptr);
+  EXPECT_EQ(printExpr(*a.value(0)), "float32(0.0)");
+  ASSERT_NE(a.value(1), nullptr);
+  EXPECT_EQ(printExpr(*a.value(1)), "float32(1.5)");
+  ASSERT_NE(a.value(2), nullptr);
+  EXPECT_EQ(printExpr(*a.value(2)), "int32(0)");
+  ASSERT_NE(a.value(3), nullptr);
+  EXPECT_EQ(printExpr(*a.value(3)), "y + int32(1)");
+}
+
+TEST(Annotations, ParametersKeepTheirTypes) {
+  Analyzed a = accept("def f(x: int32, s: float32):\n    x = x + 1\n    s = s * 3\n");
+  EXPECT_EQ(a.typeOf("x"), i32);
+  EXPECT_EQ(a.typeOf("s"), f32);
+  EXPECT_TRUE(a.fn()->locals.empty());
+}
+
+TEST(Annotations, ConflictingDeclarations) {
+  expectError("def f():\n    x: int32 = 0\n    x: float64 = 1.0\n", 3, 5,
+              "'x' was declared int32 and is now declared float64");
+}
+
+TEST(Annotations, ParameterCannotBeRedeclared) {
+  expectError("def f(x: int32):\n    x: int64 = 0\n", 2, 5, "cannot re-declare parameter 'x'");
+}
+
+TEST(Annotations, StoringAFloatIntoAnIntVariable) {
+  expectError("def f(x: int32):\n    x = 1.5\n", 2, 9,
+              "cannot implicitly convert float64 to int32 for 'x'; write int32(...) to convert");
+  expectError("def f():\n    n: int64 = 0\n    n = 2.0 * n\n", 3, 9, "cannot implicitly convert float64 to int64 for 'n'");
+}
+
+// ---- loops ---------------------------------------------------------------------------
+
+TEST(Loops, RangeVariablesAreInt64) {
+  Analyzed a = accept("def f(n: int32):\n    for i in range(n):\n        pass\n    pfor j in range(1, n, 2):\n        pass\n");
+  EXPECT_EQ(a.typeOf("i"), i64);
+  EXPECT_EQ(a.typeOf("j"), i64);
+  auto* loop = dyn_cast<For>(a.stmt(0));
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(printExpr(*loop->stop), "int64(n)");
+  EXPECT_EQ(loop->start->type, i64);
+  EXPECT_EQ(loop->step->type, i64);
+}
+
+TEST(Loops, ForEachTakesTheElementType) {
+  Analyzed a = accept(
+      "def f(A: Array(float32), B: Array(int32)):\n"
+      "    for v in A:\n"
+      "        pass\n"
+      "    for w in B:\n"
+      "        pass\n");
+  EXPECT_EQ(a.typeOf("v"), f32);
+  EXPECT_EQ(a.typeOf("w"), i32);
+}
+
+TEST(Loops, RangeBoundsMustBeIntegers) {
+  expectError("def f(x: float64):\n    for i in range(x):\n        pass\n", 2, 20, "range() arguments must be integers, got float64");
+}
+
+TEST(Loops, ForEachNeedsAOneDimensionalArray) {
+  // `v` is declared so that its type is known (see
+  // Errors.CauseOfAnUninferableVariableIsReported).
+  expectError("def f(A: Array(float64, 2)):\n    v: float64\n    for v in A:\n        pass\n", 3, 14,
+              "a for loop iterates over range(...) or a 1-D array, not Array(float64, 2)");
+  expectError("def f(n: int):\n    v: int\n    for v in n:\n        pass\n", 3, 14,
+              "a for loop iterates over range(...) or a 1-D array, not int64");
+}
+
+TEST(Loops, ForEachIntoADeclaredNarrowerVariable) {
+  // BUG: `v: int32` then `for v in A` with A an Array(float64) is accepted
+  // and stores each float64 element into the int32 variable, while the
+  // same store written as `v = A[0]` is rejected ("cannot implicitly
+  // convert float64 to int32"). The loop's implicit assignment should obey
+  // the same rule.
+  GTEST_SKIP() << "BUG: for-each into a declared variable skips the implicit-conversion check";
+  expectError("def f(A: Array(float64)):\n    v: int32 = 0\n    for v in A:\n        pass\n", 3, 9,
+              "cannot implicitly convert float64 to int32");
+}
+
+TEST(Loops, BreakAndContinueOutsideALoop) {
+  expectError("def f():\n    break\n", 2, 5, "'break' outside loop");
+  expectError("def f(x: int):\n    if x:\n        continue\n", 3, 9, "'continue' outside loop");
+  accept("def f(n: int):\n    while True:\n        if n > 3:\n            break\n        n += 1\n");
+}
+
+TEST(Loops, BreakOutOfAParallelLoopOrATask) {
+  // BUG: `break` in the body of a pfor (whose iterations may run in any
+  // order or at once) or inside an `async:` block within a loop is
+  // accepted: it has no meaning there, and OpenMP rejects a break out of
+  // a parallel loop. Expected: an error at the break.
+  GTEST_SKIP() << "BUG: break inside pfor / async is accepted";
+  expectError("def f(n: int):\n    pfor i in range(n):\n        break\n", 3, 9, "break");
+  expectError("def f(n: int):\n    for i in range(n):\n        async:\n            break\n", 4, 13, "break");
+}
+
+// ---- locals ------------------------------------------------------------------------------
+
+TEST(Locals, ListedInSourceOrderWithTypes) {
+  Analyzed a = accept(
+      "def f(n: int, A: Array(float32)) -> float64:\n"
+      "    b = 1.0\n"
+      "    a = 0\n"
+      "    for i in range(n):\n"
+      "        c, z = a + i, A[i]\n"
+      "        if c > 2:\n"
+      "            flag = True\n"
+      "    B = zeros((n, 2), int32)\n"
+      "    return b\n");
+  const Function* f = a.fn();
+  ASSERT_NE(f, nullptr);
+  std::vector<std::pair<std::string, Type>> expected = {
+      {"b", f64}, {"a", i64}, {"i", i64}, {"c", i64}, {"z", f32}, {"flag", boolean},
+      {"B", Type::array(ScalarKind::Int32, 2)}};
+  ASSERT_EQ(f->locals.size(), expected.size());
+  for (size_t k = 0; k < expected.size(); ++k) {
+    EXPECT_EQ(f->locals[k].name, expected[k].first);
+    EXPECT_EQ(f->locals[k].type, expected[k].second) << expected[k].first;
+  }
+  EXPECT_EQ(f->locals[0].loc.line, 2u);
+  EXPECT_EQ(f->locals[0].loc.col, 5u);
+  EXPECT_EQ(f->locals[2].loc.line, 4u);
+  EXPECT_EQ(f->locals[2].loc.col, 9u);
+  EXPECT_EQ(f->locals[4].loc.line, 5u);
+  EXPECT_EQ(f->locals[4].loc.col, 12u);
+}
+
+TEST(Locals, AnnotationAfterFirstAssignment) {
+  // BUG: a variable annotated after its first assignment is placed in
+  // Function::locals at the annotation (its loc is the annotation's), not
+  // at its first definition as IR.h documents: here `x` comes after `y`.
+  GTEST_SKIP() << "BUG: Function::locals orders a late-annotated variable by its annotation";
+  Analyzed a = accept("def f():\n    x = 0\n    y = 1\n    x: float64 = 2\n");
+  const Function* f = a.fn();
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->locals.size(), 2u);
+  EXPECT_EQ(f->locals[0].name, "x");
+  EXPECT_EQ(f->locals[0].loc.line, 2u);
+  EXPECT_EQ(f->locals[1].name, "y");
+}
+
+// ---- resolution: calls, conversions, shape -------------------------------------------------
+
+TEST(Resolve, KeywordArgumentsAreBoundToPositions) {
+  Analyzed a = accept("def f():\n    A = zeros(shape=3, dtype=int32())\n    B = zeros(dtype=float32(), shape=(2, 2))\n");
+  EXPECT_EQ(a.typeOf("A"), Type::array(ScalarKind::Int32, 1));
+  EXPECT_EQ(a.typeOf("B"), Type::array(ScalarKind::Float32, 2));
+  auto* c = dyn_cast<Call>(a.value(0));
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->target, CallTarget::Library);
+  ASSERT_NE(c->library, nullptr);
+  EXPECT_STREQ(c->library->name, "zeros");
+  EXPECT_TRUE(c->keywords.empty());
+  ASSERT_EQ(c->args.size(), 2u);
+  EXPECT_NE(dyn_cast<IntLit>(c->args[0].get()), nullptr);
+  EXPECT_EQ(c->args[1]->type, i32);
+  auto* d = dyn_cast<Call>(a.value(1));
+  ASSERT_NE(d, nullptr);
+  ASSERT_EQ(d->args.size(), 2u);
+  EXPECT_NE(dyn_cast<TupleLit>(d->args[0].get()), nullptr);
+  EXPECT_EQ(d->args[1]->type, f32);
+}
+
+TEST(Resolve, BareTypeNameAsDtype) {
+  Analyzed a = accept("def f(n: int):\n    A = ones(n, int32)\n    B = empty(n)\n");
+  EXPECT_EQ(a.typeOf("A"), Type::array(ScalarKind::Int32, 1));
+  EXPECT_EQ(a.typeOf("B"), Type::array(ScalarKind::Float64, 1));
+  ASSERT_NE(a.value(0), nullptr);
+  EXPECT_EQ(printExpr(*a.value(0)), "ones(n, int32(0))");
+}
+
+TEST(Resolve, KeywordArgumentsForUserFunctions) {
+  Analyzed a = accept(
+      "def g(x: float64, n: int32) -> float64:\n"
+      "    return x * n\n"
+      "\n"
+      "def f() -> float64:\n"
+      "    return g(n=2, x=1)\n");
+  const Function* f = a.fn("f");
+  ASSERT_NE(f, nullptr);
+  auto* r = dyn_cast<Return>(f->body->stmts[0].get());
+  ASSERT_NE(r, nullptr);
+  // Positions follow the parameters; the arguments are converted to them.
+  EXPECT_EQ(printExpr(*r->value), "g(1.0, int32(2))");
+}
+
+TEST(Resolve, ScalarTypeCallIsACast) {
+  Analyzed a = accept("def f(x: float64):\n    y = int32(x)\n");
+  auto* c = dyn_cast<Cast>(a.value(0));
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->type, i32);
+  auto* operand = dyn_cast<VarRef>(c->operand.get());
+  ASSERT_NE(operand, nullptr);
+  EXPECT_EQ(operand->name, "x");
+  EXPECT_EQ(a.typeOf("y"), i32);
+}
+
+TEST(Resolve, TypeCallWithoutArgumentsIsATypedZero) {
+  Analyzed a = accept("def f():\n    y = float64()\n    z = int32()\n");
+  auto* c = dyn_cast<Cast>(a.value(0));
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->type, f64);
+  auto* zero = dyn_cast<IntLit>(c->operand.get());
+  ASSERT_NE(zero, nullptr);
+  EXPECT_EQ(zero->value, 0);
+  EXPECT_EQ(a.typeOf("y"), f64);
+  EXPECT_EQ(a.typeOf("z"), i32);
+}
+
+TEST(Resolve, ShapeIndexIsALibraryCall) {
+  Analyzed a = accept("def f(A: Array(float64, 2)):\n    m = A.shape[1]\n    d = A.ndim\n");
+  auto* c = dyn_cast<Call>(a.value(0));
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->callee, "shape");
+  EXPECT_EQ(c->target, CallTarget::Library);
+  EXPECT_EQ(c->type, i64);
+  ASSERT_EQ(c->args.size(), 2u);
+  auto* base = dyn_cast<VarRef>(c->args[0].get());
+  ASSERT_NE(base, nullptr);
+  EXPECT_EQ(base->name, "A");
+  auto* axis = dyn_cast<IntLit>(c->args[1].get());
+  ASSERT_NE(axis, nullptr);
+  EXPECT_EQ(axis->value, 1);
+  EXPECT_EQ(a.typeOf("m"), i64);
+  auto* nd = dyn_cast<Call>(a.value(1));
+  ASSERT_NE(nd, nullptr);
+  EXPECT_EQ(nd->callee, "ndim");
+}
+
+TEST(Resolve, ElementStoresConvertToTheElementType) {
+  Analyzed a = accept("def f(A: Array(int32), x: float64):\n    A[0] = x\n    A[1] = 2\n");
+  ASSERT_NE(a.value(0), nullptr);
+  EXPECT_EQ(printExpr(*a.value(0)), "int32(x)");
+  ASSERT_NE(a.value(1), nullptr);
+  EXPECT_EQ(printExpr(*a.value(1)), "int32(2)");
+}
+
+// ---- errors ---------------------------------------------------------------------------------
+
+TEST(Errors, UndefinedName) {
+  expectError("def f() -> int:\n    return y\n", 2, 12, "name 'y' is not defined");
+  expectError("def f():\n    print(1 + undefined_name)\n", 2, 15, "name 'undefined_name' is not defined");
+  expectError("def f(A: Array(int)):\n    A[0] = undefined_name\n", 2, 12, "name 'undefined_name' is not defined");
+}
+
+TEST(Errors, UninferableVariableAsksForAnAnnotation) {
+  Analyzed a = analyze("def f():\n    pass\n    x = x + 1\n");
+  ASSERT_TRUE(a.parsed);
+  EXPECT_FALSE(a.ok);
+  EXPECT_NE(a.messages.find("test.pydd:3:5: error: cannot infer the type of 'x'; add an annotation 'x: Type'"),
+            std::string::npos)
+      << a.messages;
+}
+
+TEST(Errors, CauseOfAnUninferableVariableIsReported) {
+  // BUG: when the value assigned to a variable has an error of its own,
+  // the only message is "cannot infer the type of 'x'; add an annotation
+  // 'x: Type'": inference evaluates values with reporting off and stops
+  // before finalization, so the real cause (an undefined name, an
+  // operator on arrays...) is never shown and the advice is wrong.
+  // Expected: the same message as when the value is used elsewhere.
+  GTEST_SKIP() << "BUG: errors inside a variable's value are hidden behind 'cannot infer the type'";
+  expectError("def f():\n    x = 1 + undefined_name\n", 2, 13, "name 'undefined_name' is not defined");
+  expectError("def f(A: Array(float64)):\n    B = A + A\n", 2, 9, "operator '+' on arrays is not supported yet");
+  expectError("def f(A: Array(float64)):\n    x = int32(A)\n", 2, 9, "cannot convert Array(float64, 1) to int32");
+  expectError("def f():\n    x = int32\n", 2, 9, "type 'int32' cannot be used as a value here");
+  expectError("def f(A: Array(float64, 2)):\n    for v in A:\n        pass\n", 2, 14,
+              "a for loop iterates over range(...) or a 1-D array, not Array(float64, 2)");
+}
+
+TEST(Errors, ListValueIsRejected) {
+  expectError("def f():\n    xs = []\n", 2, 5, "'xs' cannot hold a tuple or list; lists and tuples as values are not supported yet");
+}
+
+TEST(Errors, ArrayScalarConflict) {
+  expectError("def f():\n    x = zeros(3)\n    x = 1.0\n", 3, 5,
+              "'x' is Array(float64, 1) (from line 2) but is assigned float64 here; a variable keeps one type");
+  expectError("def f():\n    A = zeros(3)\n    A = zeros((3, 3))\n", 3, 5,
+              "'A' is Array(float64, 1) (from line 2) but is assigned Array(float64, 2) here");
+}
+
+TEST(Errors, ParameterAssignedAnArray) {
+  expectError("def f(x: float64):\n    x = zeros(3)\n", 2, 5, "parameter 'x' is float64 but is assigned Array(float64, 1)");
+}
+
+TEST(Errors, FloatReturnIntoIntFunction) {
+  expectError("def f(x: float64) -> int:\n    return x\n", 2, 12,
+              "cannot implicitly convert float64 to int64 for the return value of 'f'; write int64(...) to convert");
+  accept("def f(x: float64) -> int:\n    return int64(x)\n");
+}
+
+TEST(Errors, ReturnValueAndSignatureDisagree) {
+  expectError("def f() -> int:\n    return\n", 2, 5, "'f' must return a value of type int64");
+  expectError("def f():\n    return 1.5\n", 2, 12, "'f' has no return annotation but returns a value; add '-> float64' to its signature");
+  expectError("def f(A: Array(float64)) -> Array(float64, 2):\n    return A\n", 2, 12,
+              "expected Array(float64, 2) for the return value of 'f', got Array(float64, 1)");
+}
+
+TEST(Errors, WrongNumberOfIndices) {
+  expectError("def f(A: Array(float64, 2)) -> float64:\n    return A[0]\n", 2, 12,
+              "an array with 2 dimensions needs 2 indices, got 1");
+  expectError("def f(A: Array(float64)) -> float64:\n    return A[0, 1]\n", 2, 12,
+              "an array with 1 dimension needs 1 indices, got 2");
+}
+
+TEST(Errors, BadIndexing) {
+  expectError("def f(A: Array(float64)) -> float64:\n    return A[1.5]\n", 2, 14, "array indices must be integers, got float64");
+  expectError("def f(x: float64) -> float64:\n    return x[0]\n", 2, 12, "float64 cannot be indexed");
+}
+
+TEST(Errors, UnknownFunction) {
+  expectError("def f():\n    y = foo(1)\n", 2, 9, "unknown function 'foo'");
+}
+
+TEST(Errors, UserFunctionArgumentCount) {
+  const std::string g = "def g(x: int) -> int:\n    return x\n\n";
+  expectError(g + "def f():\n    y = g(1, 2)\n", 5, 14, "g() takes 1 positional argument but 2 were given");
+  expectError(g + "def f():\n    y = g()\n", 5, 9, "g() missing required argument 'x'");
+  expectError(g + "def f():\n    y = g(y=1)\n", 5, 11, "g() got an unexpected keyword argument 'y'");
+  expectError(g + "def f():\n    y = g(1, x=2)\n", 5, 14, "g() got multiple values for argument 'x'");
+}
+
+TEST(Errors, UserFunctionArgumentType) {
+  expectError("def g(n: int) -> int:\n    return n\n\ndef f():\n    y = g(1.5)\n", 5, 11,
+              "cannot implicitly convert float64 to int64 for argument 'n' of g()");
+}
+
+TEST(Errors, LibraryKeywordMistakes) {
+  expectError("def f():\n    A = zeros(3, dtipe=int32())\n", 2, 18, "zeros() got an unexpected keyword argument 'dtipe'");
+  expectError("def f():\n    A = zeros(3, shape=4)\n", 2, 18, "zeros() got multiple values for argument 'shape'");
+  expectError("def f():\n    A = zeros(dtype=int32())\n", 2, 9, "zeros() missing required argument 'shape'");
+}
+
+TEST(Errors, ConversionCalls) {
+  expectError("def f():\n    x = int32(1, 2)\n", 2, 9, "int32() takes at most 1 argument");
+  expectError("def f(A: Array(float64)):\n    print(int32(A))\n", 2, 11, "cannot convert Array(float64, 1) to int32");
+}
+
+TEST(Errors, NamesThatAreNotValues) {
+  expectError("def g() -> int:\n    return 1\n\ndef f():\n    print(g)\n", 5, 11, "function 'g' cannot be used as a value");
+  expectError("def f():\n    print(int32)\n", 2, 11, "type 'int32' cannot be used as a value here; write int32() for a typed zero");
+}
+
+TEST(Errors, AttributesOtherThanShape) {
+  expectError("def f(A: Array(float64)):\n    x = A.size\n", 2, 9, "attribute 'size' is not supported in pydd kernels");
+  expectError("def f(A: Array(float64)):\n    x = A.shape\n", 2, 9,
+              "attribute 'shape' is not supported in pydd kernels; index it, as in A.shape[0]");
+}
+
+TEST(Errors, OperatorsOnArraysAndBadOperands) {
+  expectError("def f(A: Array(float64)) -> Array(float64):\n    return A + A\n", 2, 12,
+              "operator '+' on arrays is not supported yet; use an element loop");
+  expectError("def f(x: float64) -> float64:\n    return x & 1\n", 2, 12, "unsupported operand types for &: float64 and int64");
+  expectError("def f(x: float64):\n    print(~x)\n", 2, 11, "bad operand type for unary ~: float64");
+}
+
+TEST(Errors, TruthValueOfAnArray) {
+  expectError("def f(A: Array(float64)):\n    if A:\n        pass\n", 2, 8, "the truth value of Array(float64, 1) is ambiguous");
+}
+
+TEST(Errors, RangeOutsideAForLoop) {
+  expectError("def f():\n    r = range(3)\n", 2, 9, "range() can only be used as the iterable of a for loop");
+}
+
+TEST(Errors, DuplicateFunction) {
+  expectError("def f():\n    pass\n\ndef f():\n    pass\n", 4, 1, "function 'f' is defined twice");
+}
+
+TEST(Errors, UseBeforeAssignment) {
+  // BUG: Python raises UnboundLocalError when `x` is read before any
+  // assignment to it; sema types `x` from the later assignment and accepts
+  // the read of an unassigned variable. Expected: a compile-time error at
+  // the use when no path assigns the variable first.
+  GTEST_SKIP() << "BUG: reading a local before any assignment is accepted";
+  expectError("def f() -> int:\n    y = x + 1\n    x = 2\n    return y\n", 2, 9, "'x'");
+}
+
+TEST(Errors, SeveralFunctionsReportIndependently) {
+  Analyzed a = analyze("def f() -> int:\n    return 1.5\n\ndef g() -> int:\n    return q\n");
+  ASSERT_TRUE(a.parsed);
+  EXPECT_FALSE(a.ok);
+  EXPECT_EQ(a.errors, 2u) << a.messages;
+  EXPECT_NE(a.messages.find("test.pydd:2:12: error: cannot implicitly convert"), std::string::npos) << a.messages;
+  EXPECT_NE(a.messages.find("test.pydd:5:12: error: name 'q' is not defined"), std::string::npos) << a.messages;
+}
+
+}  // namespace
