@@ -9,9 +9,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include "frontend/Keywords.h"
 #include "ir/Visitor.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "tree_sitter/api.h"
 
@@ -449,6 +451,7 @@ class Lowerer {
         error(opNode, "'" + text(opNode) + "' is not supported in pydd kernels yet");
         return poison(loc);
       }
+      if (isBitwiseLogic(op)) return bitwiseChain(n);
       return std::make_unique<Binary>(loc, op, expr(field(n, "left")), expr(field(n, "right")));
     }
     if (t == "boolean_operator") {
@@ -482,6 +485,45 @@ class Lowerer {
     }
     unsupported(n);
     return poison(loc);
+  }
+
+  static bool isBitwiseLogic(BinaryOp op) {
+    return op == BinaryOp::BitAnd || op == BinaryOp::BitXor || op == BinaryOp::BitOr;
+  }
+
+  /// tree-sitter-python 0.23 ranks `^` above `&`; Python binds `&` tightest,
+  /// then `^`, then `|`. The unparenthesized run of these operators is
+  /// flattened back into source order and regrouped with Python's ranks.
+  ExprPtr bitwiseChain(TSNode n) {
+    std::vector<TSNode> operands;
+    std::vector<std::pair<BinaryOp, TSNode>> ops;
+    flattenBitwise(n, operands, ops);
+    auto rank = [](BinaryOp op) { return op == BinaryOp::BitOr ? 1 : op == BinaryOp::BitXor ? 2 : 3; };
+    // Precedence climbing over operands[0] op0 operands[1] op1 ...
+    size_t next = 0;
+    std::function<ExprPtr(int)> climb = [&](int minRank) -> ExprPtr {
+      ExprPtr lhs = expr(operands[next]);
+      while (next < ops.size() && rank(ops[next].first) >= minRank) {
+        auto [op, opNode] = ops[next];
+        ++next;
+        ExprPtr rhs = climb(rank(op) + 1);
+        SourceLoc at = lhs->loc;
+        lhs = std::make_unique<Binary>(at, op, std::move(lhs), std::move(rhs));
+      }
+      return lhs;
+    };
+    return climb(1);
+  }
+
+  void flattenBitwise(TSNode n, std::vector<TSNode>& operands, std::vector<std::pair<BinaryOp, TSNode>>& ops) {
+    BinaryOp op;
+    if (typeOf(n) == "binary_operator" && binaryOp(text(field(n, "operator")), op) && isBitwiseLogic(op)) {
+      flattenBitwise(field(n, "left"), operands, ops);
+      ops.push_back({op, field(n, "operator")});
+      flattenBitwise(field(n, "right"), operands, ops);
+      return;
+    }
+    operands.push_back(n);
   }
 
   /// A placeholder after an error, so lowering can go on and report more.
@@ -555,15 +597,58 @@ class Lowerer {
         case 'n': value += '\n'; break;
         case 't': value += '\t'; break;
         case 'r': value += '\r'; break;
-        case '0': value += '\0'; break;
+        case 'a': value += '\a'; break;
+        case 'b': value += '\b'; break;
+        case 'f': value += '\f'; break;
+        case 'v': value += '\v'; break;
         case '\\': value += '\\'; break;
         case '\'': value += '\''; break;
         case '"': value += '"'; break;
         case '\n': break;
-        default: value += '\\'; value += e;
+        case 'x': appendCodePoint(value, hexDigits(body, i, 2)); break;
+        case 'u': appendCodePoint(value, hexDigits(body, i, 4)); break;
+        case 'U': appendCodePoint(value, hexDigits(body, i, 8)); break;
+        default:
+          if (e >= '0' && e <= '7') {
+            // Up to three octal digits, as in Python.
+            unsigned code = static_cast<unsigned>(e - '0');
+            for (int k = 0; k < 2 && i + 1 < body.size() && body[i + 1] >= '0' && body[i + 1] <= '7'; ++k)
+              code = code * 8 + static_cast<unsigned>(body[++i] - '0');
+            appendCodePoint(value, code);
+          } else {
+            value += '\\';
+            value += e;
+          }
       }
     }
     return std::make_unique<StrLit>(locOf(n), std::move(value));
+  }
+
+  /// Reads `count` hex digits after position i (advancing i).
+  static unsigned hexDigits(llvm::StringRef body, size_t& i, int count) {
+    unsigned code = 0;
+    for (int k = 0; k < count && i + 1 < body.size() && llvm::isHexDigit(body[i + 1]); ++k)
+      code = code * 16 + llvm::hexDigitValue(body[++i]);
+    return code;
+  }
+
+  /// Appends a code point as UTF-8, which is how the text is printed.
+  static void appendCodePoint(std::string& out, unsigned code) {
+    if (code < 0x80) {
+      out += static_cast<char>(code);
+    } else if (code < 0x800) {
+      out += static_cast<char>(0xC0 | (code >> 6));
+      out += static_cast<char>(0x80 | (code & 0x3F));
+    } else if (code < 0x10000) {
+      out += static_cast<char>(0xE0 | (code >> 12));
+      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (code & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (code >> 18));
+      out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (code & 0x3F));
+    }
   }
 
   ExprPtr comparison(TSNode n) {

@@ -1,6 +1,8 @@
 #include "frontend/Sema.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -125,6 +127,25 @@ class Resolver : public Mutator {
     return std::make_unique<Cast>(loc, Type::scalar(k), std::make_unique<IntLit>(loc, 0));
   }
 
+  /// `float64("nan")`, `float("inf")`: the way Python spells these values.
+  ExprPtr floatFromString(const StrLit& text, ScalarKind k) {
+    llvm::StringRef s = llvm::StringRef(text.value).trim();
+    bool negative = s.consume_front("-");
+    if (!negative) s.consume_front("+");
+    std::string lower = s.lower();
+    double v;
+    if (lower == "nan") v = std::numeric_limits<double>::quiet_NaN();
+    else if (lower == "inf" || lower == "infinity") v = std::numeric_limits<double>::infinity();
+    else if (s.getAsDouble(v, /*AllowInexact=*/true)) v = std::nan("");
+    if (!isFloatKind(k) || (std::isnan(v) && lower != "nan")) {
+      Diag.error(text.loc, std::string("cannot convert the string '") + text.value + "' to " + scalarName(k));
+      return std::make_unique<IntLit>(text.loc, 0);
+    }
+    ExprPtr lit = std::make_unique<FloatLit>(text.loc, negative ? -v : v);
+    if (k == ScalarKind::Float64) return lit;
+    return std::make_unique<Cast>(text.loc, Type::scalar(k), std::move(lit));
+  }
+
   ExprPtr resolveCall(ExprPtr e) {
     auto& c = static_cast<Call&>(*e);
     if (c.target != CallTarget::Unresolved) return e;
@@ -134,6 +155,7 @@ class Resolver : public Mutator {
       if (!c.keywords.empty()) Diag.error(c.keywords[0].loc, c.callee + "() takes no keyword arguments");
       if (c.args.size() > 1) Diag.error(c.loc, c.callee + "() takes at most 1 argument");
       if (c.args.empty()) return typedZero(c.loc, k);
+      if (auto* text = dyn_cast<StrLit>(c.args[0].get())) return floatFromString(*text, k);
       return std::make_unique<Cast>(c.loc, Type::scalar(k), std::move(c.args[0]));
     }
     if (c.callee == "range") {
@@ -232,7 +254,9 @@ class FunctionTyper {
     if (Diag.errorCount() != before) return false;
     infer();
     if (Diag.errorCount() != before) return false;
-    finalizeBlock(*F.body, 0);
+    checkAssignedBeforeUse();
+    if (Diag.errorCount() != before) return false;
+    finalizeBlock(*F.body, Jump::None);
     if (Diag.errorCount() != before) return false;
     // Locals in order of their first appearance in the source.
     std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::string>> order;
@@ -246,13 +270,17 @@ class FunctionTyper {
  private:
   // ---- declarations ----
 
+  /// The variable `name`, created at its first definition. Declarations
+  /// are collected before inference walks the body, so an earlier plain
+  /// assignment still moves the recorded first definition up.
   VarInfo& define(const std::string& name, SourceLoc loc) {
-    auto it = Vars.find(name);
-    if (it != Vars.end()) return it->second;
-    VarInfo& v = Vars[name];
-    v.loc = loc;
+    auto [it, created] = Vars.try_emplace(name);
+    VarInfo& v = it->second;
+    if (created || (!v.isParam && before(loc, v.loc))) v.loc = loc;
     return v;
   }
+
+  static bool before(SourceLoc a, SourceLoc b) { return a.line < b.line || (a.line == b.line && a.col < b.col); }
 
   void collectDeclarations(Block& b) {
     for (auto& s : b.stmts) {
@@ -317,8 +345,12 @@ class FunctionTyper {
       inferBlock(*F.body);
       if (!Changed) break;
     }
+    // One more round that reports: type conflicts, and any error inside a
+    // value, which is the real reason when a variable stays unknown.
+    unsigned before = Diag.errorCount();
     Reporting = true;
-    inferBlock(*F.body);  // report conflicts, now that every type is known
+    inferBlock(*F.body);
+    if (Diag.errorCount() != before) return;
     for (auto& [name, v] : Vars) {
       if (v.type.isUnknown())
         Diag.error(v.loc, "cannot infer the type of '" + name + "'; add an annotation '" + name + ": Type'");
@@ -335,7 +367,7 @@ class FunctionTyper {
         defineTargets(*a);
         return;
       }
-      Type vt = typeOf(*a->value, false);
+      Type vt = typeOf(*a->value, Reporting);
       if (a->targets.size() == 1) {
         assignInfer(*a->targets[0], vt);
       } else if (auto* tup = dyn_cast<TupleLit>(a->value.get()); tup && tup->elems.size() == a->targets.size()) {
@@ -350,8 +382,11 @@ class FunctionTyper {
       if (f->isRange) {
         Changed |= unify(v, f->var, Type::int64(), f->varLoc, Reporting);
       } else {
-        Type it = typeOf(*f->iterable, false);
-        if (it.isArray() && it.rank() == 1) Changed |= unify(v, f->var, Type::scalar(it.elem()), f->varLoc, Reporting);
+        Type it = typeOf(*f->iterable, Reporting);
+        if (it.isArray() && it.rank() == 1)
+          Changed |= unify(v, f->var, Type::scalar(it.elem()), f->varLoc, Reporting);
+        else if (!it.isUnknown() && Reporting)
+          Diag.error(f->iterable->loc, "a for loop iterates over range(...) or a 1-D array, not " + it.str());
       }
       inferBlock(*f->body);
       return;
@@ -370,6 +405,102 @@ class FunctionTyper {
       if (v.isParam && !t.isUnknown() && !(v.type.isScalar() && t.isScalar()) && v.type != t && Reporting)
         Diag.error(var->loc, "parameter '" + var->name + "' is " + v.type.str() + " but is assigned " + t.str());
       Changed |= unify(v, var->name, t, var->loc, Reporting);
+    }
+  }
+
+  // ---- use before assignment ----
+
+  // A read of a local that no path has assigned yet fails in Python with
+  // UnboundLocalError; pyddc says so at compile time. "Maybe assigned" is a
+  // union over paths, so treating break/return as falling through only adds
+  // paths: it can hide an error, never invent one.
+  using Assigned = std::set<std::string>;
+
+  void checkAssignedBeforeUse() {
+    Assigned state;
+    for (auto& p : F.params) state.insert(p.name);
+    ReportReads = true;
+    assignedBlock(*F.body, state);
+  }
+
+  void readsIn(Expr& e, const Assigned& state) {
+    if (auto* v = dyn_cast<VarRef>(&e)) {
+      auto it = Vars.find(v->name);
+      if (ReportReads && it != Vars.end() && !state.count(v->name) && Unbound.insert(v->name).second)
+        Diag.error(v->loc, "'" + v->name + "' is used before any assignment to it");
+      return;
+    }
+    forEachChild(e, [&](ExprPtr& c) { readsIn(*c, state); });
+  }
+
+  void assignedBlock(Block& b, Assigned& state) {
+    for (auto& s : b.stmts) assignedStmt(*s, state);
+  }
+
+  /// Runs a loop body to a fixed point without reporting, then once more
+  /// reporting, from the state every iteration can start with.
+  void assignedLoop(Block& body, Assigned& state, const std::string& loopVar, Expr* cond) {
+    bool report = ReportReads;
+    ReportReads = false;
+    Assigned entry = state;
+    for (;;) {
+      Assigned s = entry;
+      if (!loopVar.empty()) s.insert(loopVar);
+      assignedBlock(body, s);
+      size_t size = entry.size();
+      entry.insert(s.begin(), s.end());
+      if (entry.size() == size) break;
+    }
+    ReportReads = report;
+    if (cond) readsIn(*cond, entry);
+    Assigned s = entry;
+    if (!loopVar.empty()) s.insert(loopVar);
+    assignedBlock(body, s);
+    state = entry;
+    if (!loopVar.empty()) state.insert(loopVar);
+  }
+
+  void assignedStmt(Stmt& s, Assigned& state) {
+    switch (s.kind) {
+      case StmtKind::Assign: {
+        auto& a = static_cast<Assign&>(s);
+        if (a.value) readsIn(*a.value, state);
+        for (auto& t : a.targets) {
+          if (auto* v = dyn_cast<VarRef>(t.get())) {
+            if (a.value) state.insert(v->name);
+          } else {
+            readsIn(*t, state);
+          }
+        }
+        return;
+      }
+      case StmtKind::If: {
+        auto& i = static_cast<If&>(s);
+        readsIn(*i.cond, state);
+        Assigned other = state;
+        assignedBlock(*i.thenBody, state);
+        if (i.elseBody) assignedBlock(*i.elseBody, other);
+        state.insert(other.begin(), other.end());
+        return;
+      }
+      case StmtKind::While: {
+        auto& w = static_cast<While&>(s);
+        readsIn(*w.cond, state);
+        assignedLoop(*w.body, state, "", w.cond.get());
+        return;
+      }
+      case StmtKind::For: {
+        auto& f = static_cast<For&>(s);
+        if (f.isRange) {
+          for (Expr* bound : {f.start.get(), f.stop.get(), f.step.get()}) readsIn(*bound, state);
+        } else {
+          readsIn(*f.iterable, state);
+        }
+        assignedLoop(*f.body, state, f.var, nullptr);
+        return;
+      }
+      default:
+        forEachPart(s, [&](ExprPtr& e) { readsIn(*e, state); }, [&](Block& inner) { assignedBlock(inner, state); });
     }
   }
 
@@ -483,8 +614,8 @@ class FunctionTyper {
         auto& c = static_cast<Cast&>(e);
         Type t = typeOf(*c.operand, report);
         if (t.isUnknown()) return Type();
-        if (!t.isScalar()) return bad(report, c.loc, "cannot convert " + t.str() + " to " + c.type.str());
-        return c.type;
+        if (!t.isScalar()) return bad(report, c.loc, "cannot convert " + t.str() + " to " + c.target.str());
+        return c.target;
       }
       case ExprKind::TupleLit: {
         auto& t = static_cast<TupleLit&>(e);
@@ -551,8 +682,26 @@ class FunctionTyper {
     return e;
   }
 
-  void finalizeBlock(Block& b, int loopDepth) {
-    for (auto& s : b.stmts) finalizeStmt(*s, loopDepth);
+  /// What `break` and `continue` may leave from here.
+  enum class Jump { None, Loop, ParallelLoop, Task };
+
+  void finalizeBlock(Block& b, Jump jump) {
+    for (auto& s : b.stmts) finalizeStmt(*s, jump);
+    // Bare declarations (`x: float64`) have done their work in inference.
+    auto isDeclaration = [](const StmtPtr& st) {
+      auto* a = dyn_cast<Assign>(st.get());
+      return a && !a->value;
+    };
+    b.stmts.erase(std::remove_if(b.stmts.begin(), b.stmts.end(), isDeclaration), b.stmts.end());
+  }
+
+  void checkJump(const Stmt& s, Jump jump) {
+    bool isBreak = s.kind == StmtKind::Break;
+    std::string word = isBreak ? "'break'" : "'continue'";
+    if (jump == Jump::None) Diag.error(s.loc, word + " outside loop");
+    else if (jump == Jump::Task) Diag.error(s.loc, word + " cannot leave an async, finish or isolated block");
+    else if (jump == Jump::ParallelLoop && isBreak)
+      Diag.error(s.loc, "'break' is not allowed in a pfor loop: its iterations are independent");
   }
 
   void finalizeExpr(ExprPtr& e) {
@@ -571,7 +720,7 @@ class FunctionTyper {
     e = convert(std::move(e), Type::boolTy());
   }
 
-  void finalizeStmt(Stmt& s, int loopDepth) {
+  void finalizeStmt(Stmt& s, Jump jump) {
     switch (s.kind) {
       case StmtKind::Assign: return finalizeAssign(static_cast<Assign&>(s));
       case StmtKind::ExprStmt: {
@@ -582,14 +731,14 @@ class FunctionTyper {
       case StmtKind::If: {
         auto& i = static_cast<If&>(s);
         finalizeCondition(i.cond);
-        finalizeBlock(*i.thenBody, loopDepth);
-        if (i.elseBody) finalizeBlock(*i.elseBody, loopDepth);
+        finalizeBlock(*i.thenBody, jump);
+        if (i.elseBody) finalizeBlock(*i.elseBody, jump);
         return;
       }
       case StmtKind::While: {
         auto& w = static_cast<While&>(s);
         finalizeCondition(w.cond);
-        finalizeBlock(*w.body, loopDepth + 1);
+        finalizeBlock(*w.body, Jump::Loop);
         return;
       }
       case StmtKind::For: {
@@ -604,13 +753,23 @@ class FunctionTyper {
             }
             *bound = convert(std::move(*bound), Type::int64());
           }
+          const Type& var = Vars[f.var].type;
+          if (var.isScalar() && !canAssignImplicitly(ScalarKind::Int64, var.elem()))
+            Diag.error(f.varLoc, "cannot implicitly convert int64 to " + var.str() + " for '" + f.var + "'");
         } else {
           finalizeExpr(f.iterable);
           const Type& t = f.iterable->type;
-          if (!t.isUnknown() && !(t.isArray() && t.rank() == 1))
+          if (!t.isUnknown() && !(t.isArray() && t.rank() == 1)) {
             Diag.error(f.iterable->loc, "a for loop iterates over range(...) or a 1-D array, not " + t.str());
+          } else if (!t.isUnknown()) {
+            // Each element is stored into the loop variable.
+            const Type& var = Vars[f.var].type;
+            if (var.isScalar() && !canAssignImplicitly(t.elem(), var.elem()))
+              Diag.error(f.varLoc, "cannot implicitly convert " + std::string(scalarName(t.elem())) + " to " +
+                                       var.str() + " for '" + f.var + "'");
+          }
         }
-        finalizeBlock(*f.body, loopDepth + 1);
+        finalizeBlock(*f.body, f.parallel ? Jump::ParallelLoop : Jump::Loop);
         return;
       }
       case StmtKind::Return: {
@@ -630,12 +789,10 @@ class FunctionTyper {
         return;
       }
       case StmtKind::Break:
-      case StmtKind::Continue:
-        if (loopDepth == 0) Diag.error(s.loc, std::string("'") + (s.kind == StmtKind::Break ? "break" : "continue") + "' outside loop");
-        return;
+      case StmtKind::Continue: return checkJump(s, jump);
       case StmtKind::Pass: return;
-      case StmtKind::Block: return finalizeBlock(static_cast<Block&>(s), loopDepth);
-      case StmtKind::Task: return finalizeBlock(*static_cast<Task&>(s).body, loopDepth);
+      case StmtKind::Block: return finalizeBlock(static_cast<Block&>(s), jump);
+      case StmtKind::Task: return finalizeBlock(*static_cast<Task&>(s).body, Jump::Task);
     }
   }
 
@@ -677,6 +834,15 @@ class FunctionTyper {
     value = convert(std::move(value), target->type);
   }
 
+  /// A weak integer literal takes the other operand's type; NumPy 2 raises
+  /// OverflowError when it does not fit, and so does pyddc, at compile time.
+  void checkLiteralFits(const Expr& e, const Type& to) {
+    auto* lit = dyn_cast<IntLit>(&e);
+    if (!lit || to != Type::int32()) return;
+    if (lit->value < INT32_MIN || lit->value > INT32_MAX)
+      Diag.error(lit->loc, "integer literal " + std::to_string(lit->value) + " does not fit in int32, the type of the other operand");
+  }
+
   /// Makes the conversions of an already typed expression explicit.
   ExprPtr insertCasts(ExprPtr e) {
     forEachChild(*e, [&](ExprPtr& c) { c = insertCasts(std::move(c)); });
@@ -685,6 +851,8 @@ class FunctionTyper {
         auto& b = static_cast<Binary&>(*e);
         std::string err;
         Type operand = binaryOperandType(b.op, *b.lhs, *b.rhs, err);
+        checkLiteralFits(*b.lhs, operand);
+        checkLiteralFits(*b.rhs, operand);
         b.lhs = convert(std::move(b.lhs), operand);
         b.rhs = convert(std::move(b.rhs), operand);
         break;
@@ -705,6 +873,8 @@ class FunctionTyper {
           c.linkTypes.push_back(Type::scalar(commonKind(l.type.elem(), isWeak(l), r.type.elem(), isWeak(r))));
         }
         if (c.operands.size() == 2) {
+          checkLiteralFits(*c.operands[0], c.linkTypes[0]);
+          checkLiteralFits(*c.operands[1], c.linkTypes[0]);
           c.operands[0] = convert(std::move(c.operands[0]), c.linkTypes[0]);
           c.operands[1] = convert(std::move(c.operands[1]), c.linkTypes[0]);
         }
@@ -724,6 +894,8 @@ class FunctionTyper {
       case ExprKind::Select: {
         auto& s = static_cast<Select&>(*e);
         s.cond = convert(std::move(s.cond), Type::boolTy());
+        checkLiteralFits(*s.trueValue, s.type);
+        checkLiteralFits(*s.falseValue, s.type);
         s.trueValue = convert(std::move(s.trueValue), s.type);
         s.falseValue = convert(std::move(s.falseValue), s.type);
         break;
@@ -762,6 +934,8 @@ class FunctionTyper {
   std::map<std::string, VarInfo> Vars;
   bool Changed = false;
   bool Reporting = false;
+  bool ReportReads = false;
+  std::set<std::string> Unbound;
 };
 
 void checkSignatures(Module& m, Diagnostics& diag) {

@@ -148,7 +148,8 @@ struct Attribute : Expr {
 };
 /// A scalar conversion to `type`: written `int32(x)` or inserted by sema.
 struct Cast : Expr {
-  Cast(SourceLoc l, Type to, ExprPtr a) : Expr(ExprKind::Cast, l), operand(std::move(a)) { type = to; }
+  Cast(SourceLoc l, Type to, ExprPtr a) : Expr(ExprKind::Cast, l), target(to), operand(std::move(a)) { type = to; }
+  Type target;  // kept apart from `type`, which inference may reset
   ExprPtr operand;
 };
 /// `(a, b)` or `[a, b]`: shapes and the right-hand side of tuple assignment.

@@ -93,10 +93,20 @@ class Printer {
       case ExprKind::StrLit: {
         out += '"';
         for (char c : static_cast<const StrLit&>(e).value) {
-          if (c == '"' || c == '\\') out += '\\', out += c;
-          else if (c == '\n') out += "\\n";
-          else if (c == '\t') out += "\\t";
-          else out += c;
+          if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+          } else if (c == '\n') {
+            out += "\\n";
+          } else if (c == '\t') {
+            out += "\\t";
+          } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\x%02x", static_cast<unsigned char>(c));
+            out += esc;
+          } else {
+            out += c;  // printable ASCII, or a byte of UTF-8 text
+          }
         }
         out += '"';
         return;
@@ -175,7 +185,7 @@ class Printer {
         return;
       }
       case ExprKind::Cast:
-        out += e.type.str() + "(";
+        out += static_cast<const Cast&>(e).target.str() + "(";
         expr(*static_cast<const Cast&>(e).operand);
         out += ")";
         return;

@@ -311,12 +311,8 @@ TEST(PrintExpr, StringLiteralsEscape) {
 }
 
 TEST(PrintExpr, StringLiteralsWithControlCharacters) {
-  // BUG: the printer writes '\r', '\0' and other control characters raw
-  // inside the quotes. Python rejects a NUL byte in source and reads a raw
-  // CR as a line break (an unterminated string), so --emit=ir output of
-  // `print("a\rb")` is not valid pydd. They should be escaped ("\r",
-  // "\x00"), as Python's repr does.
-  GTEST_SKIP() << "BUG: control characters in string literals are printed raw";
+  // Control characters inside the quotes must be escaped: Python rejects a
+  // NUL byte in source and reads a raw CR as a line break.
   StrLit s(SourceLoc{}, std::string("a\rb\0c\x01", 6));
   std::string text = printExpr(s);
   for (char ch : text) EXPECT_GE(static_cast<unsigned char>(ch), 0x20) << "raw control character in " << text;
@@ -371,11 +367,8 @@ TEST(FormatFloat, NegativeValuesReadBackAsNegation) {
 }
 
 TEST(FormatFloat, NanIsValidPydd) {
-  // BUG: NaN prints as `float64("nan")`, which sema rejects ("cannot
-  // convert str to float64"), so a module whose constants fold to NaN
-  // (1e999 - 1e999) prints as invalid pydd. See also
-  // PrintModule.ConstantFoldedNanIsValidPydd.
-  GTEST_SKIP() << "BUG: formatFloatLiteral(NaN) is not a valid pydd float64 expression";
+  // NaN prints as `float64("nan")`, which sema reads back as a NaN literal.
+  // See also PrintModule.ConstantFoldedNanIsValidPydd.
   std::string s = formatFloatLiteral(std::nan(""));
   Compiled c = compile("def f() -> float64:\n    return " + s + "\n");
   EXPECT_TRUE(c.ok) << s << "\n" << c.messages;
@@ -652,13 +645,9 @@ TEST(PrintModule, ConstantFoldedModuleRecompiles) {
 }
 
 TEST(PrintModule, PrintingIsAFixedPoint) {
-  // BUG: the printer declares every local up front (`x: float64`); read
-  // back, those declarations are statements of the body, and printing again
-  // emits the header once more followed by them, so the text grows by the
-  // list of locals on every round trip and --emit=ir output cannot be fed
-  // back to reach the same text. Expected: print(compile(print(m))) ==
-  // print(m), e.g. by not repeating declarations the header already makes.
-  GTEST_SKIP() << "BUG: printing a module twice repeats its local declarations";
+  // print(compile(print(m))) == print(m): the declarations the printer puts
+  // at the top of each function (`x: float64`) are consumed by sema when
+  // read back, so --emit=ir output can be fed back to reach the same text.
   for (const char* source : {kLoopsAndArrays, kIfElifElseAndWhile, kTupleAssignmentAndCasts, kTasksAndParallelLoops,
                              kForEachBoolsChainsAndPrint, kAllocationsAndLibraryCalls, kEmptyBodiesAndBareReturns}) {
     SCOPED_TRACE(source);
@@ -668,10 +657,8 @@ TEST(PrintModule, PrintingIsAFixedPoint) {
 }
 
 TEST(PrintModule, ConstantFoldedNanIsValidPydd) {
-  // BUG: constant folding `1e999 - 1e999` yields a NaN literal, printed as
-  // `float64("nan")`; the printed module (what --dump-after shows) is then
-  // rejected: "cannot convert str to float64".
-  GTEST_SKIP() << "BUG: a NaN literal prints as float64(\"nan\"), which is not valid pydd";
+  // Constant folding `1e999 - 1e999` yields a NaN literal; the printed
+  // module (what --dump-after shows) must still be valid pydd.
   expectPrintedRecompiles("def f() -> float64:\n    x = 1e999 - 1e999\n    return x\n", /*fold=*/true);
 }
 

@@ -266,13 +266,10 @@ TEST(Promotion, CompareRecordsLinkTypes) {
 }
 
 TEST(Promotion, WeakLiteralThatDoesNotFit) {
-  // BUG: NumPy 2 (NEP 50, which pydd follows for weak literals) raises
-  // OverflowError for `int32(1) + 3000000000` ("Python integer 3000000000
-  // out of bounds for int32"); sema silently converts the literal to int32
-  // (int32(3000000000) wraps to -1294967296). Expected: a compile-time
-  // error naming the literal.
-  GTEST_SKIP() << "BUG: a weak integer literal too big for the other operand's type is wrapped silently";
-  expectError("def f(i: int32):\n    y = i + 3000000000\n", 2, 13, "3000000000");
+  // NumPy 2 (NEP 50, which pydd follows for weak literals) raises
+  // OverflowError for `int32(1) + 3000000000`; pyddc reports it at compile
+  // time instead of wrapping the literal.
+  expectError("def f(i: int32):\n    y = i + 3000000000\n", 2, 13, "integer literal 3000000000 does not fit in int32");
 }
 
 // ---- annotations ---------------------------------------------------------------------
@@ -359,12 +356,8 @@ TEST(Loops, ForEachNeedsAOneDimensionalArray) {
 }
 
 TEST(Loops, ForEachIntoADeclaredNarrowerVariable) {
-  // BUG: `v: int32` then `for v in A` with A an Array(float64) is accepted
-  // and stores each float64 element into the int32 variable, while the
-  // same store written as `v = A[0]` is rejected ("cannot implicitly
-  // convert float64 to int32"). The loop's implicit assignment should obey
-  // the same rule.
-  GTEST_SKIP() << "BUG: for-each into a declared variable skips the implicit-conversion check";
+  // `for v in A` stores each element into v, so it obeys the rule of
+  // `v = A[0]`: a float64 element cannot go implicitly into an int32 v.
   expectError("def f(A: Array(float64)):\n    v: int32 = 0\n    for v in A:\n        pass\n", 3, 9,
               "cannot implicitly convert float64 to int32");
 }
@@ -376,13 +369,11 @@ TEST(Loops, BreakAndContinueOutsideALoop) {
 }
 
 TEST(Loops, BreakOutOfAParallelLoopOrATask) {
-  // BUG: `break` in the body of a pfor (whose iterations may run in any
-  // order or at once) or inside an `async:` block within a loop is
-  // accepted: it has no meaning there, and OpenMP rejects a break out of
-  // a parallel loop. Expected: an error at the break.
-  GTEST_SKIP() << "BUG: break inside pfor / async is accepted";
-  expectError("def f(n: int):\n    pfor i in range(n):\n        break\n", 3, 9, "break");
-  expectError("def f(n: int):\n    for i in range(n):\n        async:\n            break\n", 4, 13, "break");
+  // `break` has no meaning in the body of a pfor (whose iterations may run
+  // in any order or at once), nor from a task out of its enclosing loop.
+  expectError("def f(n: int):\n    pfor i in range(n):\n        break\n", 3, 9, "'break' is not allowed in a pfor loop");
+  expectError("def f(n: int):\n    for i in range(n):\n        async:\n            break\n", 4, 13,
+              "'break' cannot leave an async, finish or isolated block");
 }
 
 // ---- locals ------------------------------------------------------------------------------
@@ -417,10 +408,8 @@ TEST(Locals, ListedInSourceOrderWithTypes) {
 }
 
 TEST(Locals, AnnotationAfterFirstAssignment) {
-  // BUG: a variable annotated after its first assignment is placed in
-  // Function::locals at the annotation (its loc is the annotation's), not
-  // at its first definition as IR.h documents: here `x` comes after `y`.
-  GTEST_SKIP() << "BUG: Function::locals orders a late-annotated variable by its annotation";
+  // A variable annotated after its first assignment is placed in
+  // Function::locals at its first definition, as IR.h documents.
   Analyzed a = accept("def f():\n    x = 0\n    y = 1\n    x: float64 = 2\n");
   const Function* f = a.fn();
   ASSERT_NE(f, nullptr);
@@ -544,13 +533,9 @@ TEST(Errors, UninferableVariableAsksForAnAnnotation) {
 }
 
 TEST(Errors, CauseOfAnUninferableVariableIsReported) {
-  // BUG: when the value assigned to a variable has an error of its own,
-  // the only message is "cannot infer the type of 'x'; add an annotation
-  // 'x: Type'": inference evaluates values with reporting off and stops
-  // before finalization, so the real cause (an undefined name, an
-  // operator on arrays...) is never shown and the advice is wrong.
-  // Expected: the same message as when the value is used elsewhere.
-  GTEST_SKIP() << "BUG: errors inside a variable's value are hidden behind 'cannot infer the type'";
+  // When the value assigned to a variable has an error of its own, that
+  // error is reported, not "cannot infer the type of 'x'" (whose advice
+  // to annotate would be wrong).
   expectError("def f():\n    x = 1 + undefined_name\n", 2, 13, "name 'undefined_name' is not defined");
   expectError("def f(A: Array(float64)):\n    B = A + A\n", 2, 9, "operator '+' on arrays is not supported yet");
   expectError("def f(A: Array(float64)):\n    x = int32(A)\n", 2, 9, "cannot convert Array(float64, 1) to int32");
@@ -658,11 +643,8 @@ TEST(Errors, DuplicateFunction) {
 }
 
 TEST(Errors, UseBeforeAssignment) {
-  // BUG: Python raises UnboundLocalError when `x` is read before any
-  // assignment to it; sema types `x` from the later assignment and accepts
-  // the read of an unassigned variable. Expected: a compile-time error at
-  // the use when no path assigns the variable first.
-  GTEST_SKIP() << "BUG: reading a local before any assignment is accepted";
+  // Python raises UnboundLocalError when `x` is read before any assignment
+  // to it; pyddc reports it at compile time when no path assigns it first.
   expectError("def f() -> int:\n    y = x + 1\n    x = 2\n    return y\n", 2, 9, "'x'");
 }
 
