@@ -21,7 +21,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def find_pyddc():
-    return os.environ.get("PYDDC") or shutil.which("pyddc") or os.path.join(ROOT, "build", "bin", "pyddc")
+    """$PYDDC, else this checkout's build, else pyddc on PATH."""
+    local = os.path.join(ROOT, "build", "bin", "pyddc")
+    return os.environ.get("PYDDC") or (local if os.path.exists(local) else shutil.which("pyddc"))
 
 
 def timed(cmd, runs):

@@ -4,15 +4,13 @@
 // piece, so that lines printed by concurrent threads never interleave
 // mid-line and a Python host sees one sys.stdout.write per print.
 //
-// Floats print as Python's repr() does. The float formatting is compiled
-// once into libpydd_runtime.a (runtime/src/format.cpp) rather than in every
-// kernel that prints: optimizing it took most of such a kernel's build.
+// Floats print as Python's repr() does. The formatting is compiled once into
+// libpydd_runtime.a (runtime/src/print.cpp) rather than in every kernel that
+// prints: optimizing it took most of such a kernel's build.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <type_traits>
 
 #include "pydd/abi.h"
@@ -48,86 +46,51 @@ int format_float(float x, char* out);
 
 namespace detail {
 
-// Collects one line; spills to the heap only for long lines.
-class LineBuilder {
+/// One print() line: collected in a local buffer (spilling to the heap only
+/// for long lines), then written to the sink. The methods are compiled once
+/// in libpydd_runtime.a; only the thin variadic print() below is a template.
+class PrintLine {
  public:
-  LineBuilder() = default;
-  LineBuilder(const LineBuilder&) = delete;
-  LineBuilder& operator=(const LineBuilder&) = delete;
-  ~LineBuilder() {
-    if (data_ != local_) std::free(data_);
-  }
+  PrintLine() = default;
+  PrintLine(const PrintLine&) = delete;
+  PrintLine& operator=(const PrintLine&) = delete;
+  ~PrintLine();
 
-  void append(const char* s, int64_t n) {
-    if (len_ + n > cap_) grow(len_ + n);
-    std::memcpy(data_ + len_, s, static_cast<size_t>(n));
-    len_ += n;
-  }
-  void append(char c) { append(&c, 1); }
-  const char* data() const { return data_; }
-  int64_t size() const { return len_; }
+  void add(bool value);
+  void add(int64_t value);
+  void add(uint64_t value);
+  void add(double value);
+  void add(float value);
+  void add(const char* text);  // null prints as None
+  /// Ends the line with '\n' and writes it to the sink.
+  void finish();
 
  private:
-  void grow(int64_t need) {
-    int64_t cap = cap_ * 2;
-    while (cap < need) cap *= 2;
-    char* mem = static_cast<char*>(std::malloc(static_cast<size_t>(cap)));
-    if (!mem) throw Error(ErrorKind::MemoryError, "out of memory in print");
-    std::memcpy(mem, data_, static_cast<size_t>(len_));
-    if (data_ != local_) std::free(data_);
-    data_ = mem;
-    cap_ = cap;
-  }
+  void separate();
+  void append(const char* s, int64_t n);
 
   char local_[256];
   char* data_ = local_;
   int64_t len_ = 0;
   int64_t cap_ = sizeof(local_);
+  bool first_ = true;
 };
 
 template <class T>
 inline constexpr bool always_false_v = false;
 
 template <class T>
-inline void append_value(LineBuilder& line, const T& value) {
+inline void add_value(PrintLine& line, const T& value) {
   if constexpr (std::is_same_v<T, bool>) {
-    if (value) {
-      line.append("True", 4);
-    } else {
-      line.append("False", 5);
-    }
+    line.add(value);
+  } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    line.add(static_cast<int64_t>(value));
   } else if constexpr (std::is_integral_v<T>) {
-    char rev[24];
-    int n = 0;
-    using U = std::make_unsigned_t<T>;
-    // Negate in unsigned arithmetic so that INT64_MIN needs no special case.
-    U mag = static_cast<U>(value);
-    if constexpr (std::is_signed_v<T>) {
-      if (value < 0) mag = static_cast<U>(U(0) - mag);
-    }
-    do {
-      rev[n++] = static_cast<char>('0' + mag % 10);
-      mag = static_cast<U>(mag / 10);
-    } while (mag != 0);
-    if constexpr (std::is_signed_v<T>) {
-      if (value < 0) rev[n++] = '-';
-    }
-    char text[24];
-    for (int i = 0; i < n; ++i) text[i] = rev[n - 1 - i];
-    line.append(text, n);
-  } else if constexpr (std::is_same_v<T, double>) {
-    char text[kFloatTextCapacity];
-    line.append(text, format_double(value, text));
-  } else if constexpr (std::is_same_v<T, float>) {
-    char text[kFloatTextCapacity];
-    line.append(text, format_float(value, text));
+    line.add(static_cast<uint64_t>(value));
+  } else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
+    line.add(value);
   } else if constexpr (std::is_convertible_v<const T&, const char*>) {
-    const char* s = value;
-    if (s) {
-      line.append(s, static_cast<int64_t>(std::strlen(s)));
-    } else {
-      line.append("None", 4);
-    }
+    line.add(static_cast<const char*>(value));
   } else {
     static_assert(always_false_v<T>, "pydd::print: unsupported argument type");
   }
@@ -139,17 +102,9 @@ inline void append_value(LineBuilder& line, const T& value) {
 /// written to the sink in a single call.
 template <class... Args>
 void print(const Args&... args) {
-  detail::LineBuilder line;
-  bool first = true;
-  auto one = [&](const auto& value) {
-    if (!first) line.append(' ');
-    first = false;
-    detail::append_value(line, value);
-  };
-  (one(args), ...);
-  (void)one;
-  line.append('\n');
-  print_text(line.data(), line.size());
+  detail::PrintLine line;
+  (detail::add_value(line, args), ...);
+  line.finish();
 }
 
 }  // namespace pydd

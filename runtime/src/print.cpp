@@ -1,4 +1,4 @@
-// pydd runtime: Python's repr() for floats, compiled once (see print.h).
+// pydd runtime: print() formatting, compiled once (see print.h).
 //
 // repr is the shortest decimal string that reads back as the same value.
 // glibc's printf rounds correctly for any precision, so the shortest
@@ -179,5 +179,80 @@ int format_float(float x, char* out) {
   const double v = static_cast<double>(a);
   return layout_float(x < 0, d, !(v >= 1e-4 && v < 1e16), out);
 }
+
+namespace detail {
+
+PrintLine::~PrintLine() {
+  if (data_ != local_) std::free(data_);
+}
+
+void PrintLine::append(const char* s, int64_t n) {
+  if (len_ + n > cap_) {
+    int64_t cap = cap_ * 2;
+    while (cap < len_ + n) cap *= 2;
+    char* mem = static_cast<char*>(std::malloc(static_cast<size_t>(cap)));
+    if (!mem) throw Error(ErrorKind::MemoryError, "out of memory in print");
+    std::memcpy(mem, data_, static_cast<size_t>(len_));
+    if (data_ != local_) std::free(data_);
+    data_ = mem;
+    cap_ = cap;
+  }
+  std::memcpy(data_ + len_, s, static_cast<size_t>(n));
+  len_ += n;
+}
+
+void PrintLine::separate() {
+  if (!first_) append(" ", 1);
+  first_ = false;
+}
+
+void PrintLine::add(bool value) {
+  separate();
+  if (value)
+    append("True", 4);
+  else
+    append("False", 5);
+}
+
+void PrintLine::add(uint64_t value) {
+  separate();
+  char text[24];
+  int n = std::snprintf(text, sizeof text, "%llu", static_cast<unsigned long long>(value));
+  append(text, n);
+}
+
+void PrintLine::add(int64_t value) {
+  separate();
+  char text[24];
+  int n = std::snprintf(text, sizeof text, "%lld", static_cast<long long>(value));
+  append(text, n);
+}
+
+void PrintLine::add(double value) {
+  separate();
+  char text[kFloatTextCapacity];
+  append(text, format_double(value, text));
+}
+
+void PrintLine::add(float value) {
+  separate();
+  char text[kFloatTextCapacity];
+  append(text, format_float(value, text));
+}
+
+void PrintLine::add(const char* text) {
+  separate();
+  if (text)
+    append(text, static_cast<int64_t>(std::strlen(text)));
+  else
+    append("None", 4);
+}
+
+void PrintLine::finish() {
+  append("\n", 1);
+  print_text(data_, len_);
+}
+
+}  // namespace detail
 
 }  // namespace pydd
