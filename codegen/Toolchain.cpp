@@ -15,7 +15,9 @@ namespace pydd {
 namespace {
 
 std::vector<std::string> commonFlags(const ToolchainOptions& o) {
-  std::vector<std::string> flags = {"-std=c++17", "-fPIC", "-fwrapv", "-DNDEBUG", "-I" PYDD_RUNTIME_INCLUDE_DIR};
+  // No FMA contraction: results must match NumPy's, operation by operation.
+  std::vector<std::string> flags = {"-std=c++17", "-fPIC", "-fwrapv", "-ffp-contract=off", "-DNDEBUG",
+                                    "-I" PYDD_RUNTIME_INCLUDE_DIR};
   // -O0 keeps the C++ unoptimized too, for debugging and fast test builds;
   // -O3 also tunes for the machine the kernel is built on, as Numba does.
   switch (o.optLevel) {
@@ -173,7 +175,7 @@ BuildOutput buildCppLibrary(const std::string& source, const std::string& header
   return out;
 }
 
-std::string hostCxxFlags() { return "-std=c++17 -fwrapv -I" PYDD_RUNTIME_INCLUDE_DIR; }
+std::string hostCxxFlags() { return "-std=c++17 -fwrapv -ffp-contract=off -I" PYDD_RUNTIME_INCLUDE_DIR; }
 std::string hostLdFlags() { return "-lm"; }
 
 }  // namespace pydd
