@@ -42,6 +42,7 @@ is a compiler bug rather than a known, documented divergence:
 
 import argparse
 import contextlib
+import math
 import os
 import random
 import sys
@@ -62,6 +63,14 @@ ARRAY_KINDS = {
 MIN_LEN_1D, MAX_LEN_1D = 3, 8
 MIN_ROWS, MAX_ROWS = 2, 4
 MIN_COLS, MAX_COLS = 2, 5
+
+ANNOTATION_FORMS = {
+    "int64": ["int64", "int"],
+    "float64": ["float64", "float", "double"],
+    "af": ["Array(float64)", "Array(float64, 1)", "Array(float)", "Array(double)"],
+    "ai": ["Array(int64)", "Array(int64, 1)", "Array(int)"],
+    "am": ["Array(int32, 2)"],
+}
 
 PARAM_BOUND = 50     # |scalar argument| (ints and floats)
 VAR_BOUND = 1000     # |local scalar|
@@ -162,8 +171,12 @@ class Func:
         self.cost = 1          # rough bound on executed statements per call
         self.writes = False    # may write an array parameter
 
-    def annotation(self, t):
-        return ARRAY_KINDS[t][2] if t in ARRAY_KINDS else t
+    def annotation(self, t, r=None):
+        """The annotation of type or array kind t; with an rng, one of its spellings."""
+        forms = ANNOTATION_FORMS.get(t, [ARRAY_KINDS[t][2] if t in ARRAY_KINDS else t])
+        if r is None or r.random() < 0.7:
+            return forms[0]
+        return r.choice(forms)
 
 
 class Kernel:
@@ -248,8 +261,9 @@ class FuncGen:
         generated, at a random position) may contain calls, and if it does
         the others read no array elements and raise nothing (no division
         by a possibly zero divisor): pyddc evaluates the operands of
-        helper-lowered operators (/ // % ** << >> min max) and the arguments
-        of calls right to left (known bug 3)."""
+        helper-lowered operators (/ // % ** << >> min max), the indices of
+        a multi-dimensional subscript, and the arguments of calls and of
+        print right to left (known bug 3)."""
         if not self.avoid_known or len(makers) < 2:
             return [m() for m in makers]
         order = list(range(len(makers)))
@@ -269,7 +283,16 @@ class FuncGen:
         v = self.r.randint(lo, hi)
         if nonzero and v == 0:
             v = self.r.choice((1, 2, -1, 3))
-        return E(str(v), "int64", abs(v), PREC_ATOM if v >= 0 else PREC_UNARY, lit=True)
+        code = str(abs(v))
+        if self.chance(0.06):
+            code = self.r.choice((hex, oct, bin))(abs(v))
+            if self.chance(0.3):
+                code = code.upper().replace("0X", "0x").replace("0O", "0o").replace("0B", "0B")
+        elif abs(v) >= 10 and self.chance(0.2):
+            code = code[0] + "_" + code[1:]
+        if v < 0:
+            code = "-" + code
+        return E(code, "int64", abs(v), PREC_ATOM if v >= 0 else PREC_UNARY, lit=True)
 
     def float_lit(self, nonzero=False):
         v = self.r.choice((0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 0.25, 0.1, 10.0, 0.75, 7.0, 1e-3, 100.0, 0.3))
@@ -277,7 +300,20 @@ class FuncGen:
             v = 0.5
         if self.chance(0.3):
             v = -v
-        code = repr(v)
+        code = repr(abs(v))
+        if self.chance(0.1):
+            # other spellings of the same value
+            forms = [f"{abs(v):e}", f"{abs(v):E}"]
+            if code.startswith("0."):
+                forms.append(code[1:])            # .5
+            if code.endswith(".0"):
+                forms.append(code[:-1])           # 2.
+                forms.append(code[:-2] + "e0")    # 2e0
+            if abs(v) >= 10 and code.endswith(".0"):
+                forms.append(code[0] + "_" + code[1:])  # 1_0.0
+            code = self.r.choice(forms)
+        if math.copysign(1.0, v) < 0:
+            code = "-" + code
         return E(code, "float64", abs(v), PREC_ATOM if not code.startswith("-") else PREC_UNARY, lit=True)
 
     def conv(self, e, ty):
@@ -354,7 +390,12 @@ class FuncGen:
             return self.elem_read(a)
         if choice == "len":
             a = self.r.choice(self.arrays_of())
+            if self.chance(0.1):
+                return E(self.r.choice((f"ndim({a.name})", f"{a.name}.ndim")), "int64", a.ndim)
             return self.extent(a, self.r.randrange(a.ndim))
+        if choice == "lit" and self.chance(0.04):
+            ty = self.pick_type(want)
+            return E(f"{ty}()", ty, 0)
         if choice == "call":
             return self.call_expr(want, finite)
         if want == "float" or (want == "num" and self.chance(0.4)):
@@ -445,7 +486,7 @@ class FuncGen:
 
     def callable(self, want, finite):
         return [g for g in self.callees
-                if g.ret is not None and g.ret != "bool" and (want == "num" or kind(g.ret) == want)
+                if g.ret in NUM_TYPES and (want == "num" or kind(g.ret) == want)
                 and (g.ret_finite or not finite) and self.args_possible(g)
                 and g.cost * self.mult + self.cost < self.MAX_COST]
 
@@ -710,7 +751,7 @@ class FuncGen:
         if self.noraise:
             c = 0.2 + 0.55 * c  # only the guards that can never be zero
         if kind(d.ty) == "int":
-            if c < 0.12:
+            if c < 0.06:
                 if d.lit and lit_value(d.code) == 0:
                     d = E("3", "int64", 3, lit=True)
                 return d, 1  # zero raises; otherwise |d| >= 1
@@ -736,7 +777,7 @@ class FuncGen:
             one = self.strong(E("1.0", "float64", 1, lit=True), d.ty)
             return E(f"(abs({d.code}) + {one.code})", d.ty, d.bound + 1, PREC_ATOM, lit=d.lit,
                      pure=d.pure), 1
-        if c < 0.8:
+        if c < 0.88:
             half = self.conv(E("0.5", "float64", 0.5, lit=True), d.ty)
             return E(f"max({d.code}, {half.code})", d.ty, max(d.bound, 0.5), pure=d.pure), 0.5
         # an integer-valued float: zero (ZeroDivisionError) or at least 1
@@ -852,17 +893,17 @@ class FuncGen:
         e = self.value_for(ty, VAR_BOUND)
         ann = ""
         if self.chance(0.25) and ty != "bool":
-            ann = f": {ty}"
+            ann = f": {self.f.annotation(ty, self.r)}"
         elif self.chance(0.1):
             # `x = 0  # type: T` also fixes the type
-            self.emit(f"{name} = {e.code}  # type: {ty}")
+            self.emit(f"{name} = {e.code}  # type: {self.f.annotation(ty, self.r)}")
             self.declare(Var(name, ty, VAR_BOUND))
             return
         self.emit(f"{name}{ann} = {e.code}")
         self.declare(Var(name, ty, VAR_BOUND))
 
-    def new_local_array(self):
-        k = self.r.choice(tuple(ARRAY_KINDS))
+    def new_local_array(self, k=None):
+        k = k or self.r.choice(tuple(ARRAY_KINDS))
         elem, ndim, _ = ARRAY_KINDS[k]
         name = self.fresh("L")
         fn = self.r.choice(("zeros", "zeros", "ones"))
@@ -887,7 +928,13 @@ class FuncGen:
             return self.new_local()
         v = self.r.choice(vs)
         e = self.value_for(v.ty, v.bound)
-        self.emit(f"{v.name} = {e.code}")
+        if len(e.code) > 40 and self.chance(0.1):
+            # a parenthesized expression over several lines
+            self.emit(f"{v.name} = (")
+            self.emit(f"    {e.code}  # continued")
+            self.emit(")")
+        else:
+            self.emit(f"{v.name} = {e.code}" + ("  # set" if self.chance(0.03) else ""))
         self.after_assign(v)
 
     def after_assign(self, v):
@@ -1193,16 +1240,16 @@ class FuncGen:
         self.emit(f"{g.name}({', '.join(self.call_args(g))})")
 
     def stmt_print(self):
-        n = self.r.randint(1, 3)
-        items = []
-        for _ in range(n):
+        def item():
             if self.chance(0.2):
-                items.append(self.r.choice(('"x ="', "'at'", '"-"')))
-            elif self.chance(0.2):
-                items.append(self.gen_bool_value(1).code)
-            else:
-                items.append(self.gen_num("num", 2, False).code)
-        self.emit(f"print({', '.join(items)})")
+                return E(self.r.choice(('"x ="', "'at'", '"-"', "'a\\tb'", '""')), "str", 0)
+            if self.chance(0.2):
+                return self.gen_bool_value(1)
+            return self.gen_num("num", 2, False)
+
+        # print's arguments are evaluated right to left too (known bug 3)
+        items = self.ordered([item for _ in range(self.r.randint(1, 3))])
+        self.emit(f"print({', '.join(e.code for e in items)})")
 
     def stmt_local_array_assign(self):
         # Not while a loop variable indexes the array: the new array may be
@@ -1213,7 +1260,16 @@ class FuncGen:
             return self.stmt_store()
         a = self.r.choice(locs)
         others = self.arrays_of(lambda b: b.kind == a.kind and b is not a)
-        if others and self.chance(0.6):
+        makers = [g for g in self.callees if g.ret == a.kind and self.args_possible(g)
+                  and g.cost * self.mult + self.cost < self.MAX_COST]
+        if makers and self.calls_left > 0 and self.chance(0.5):
+            g = self.r.choice(makers)
+            self.calls_left -= 1
+            self.cost += g.cost * self.mult
+            if g.writes:
+                self.f.writes = True
+            self.emit(f"{a.name} = {g.name}({', '.join(self.call_args(g))})")
+        elif others and self.chance(0.6):
             self.emit(f"{a.name} = {self.r.choice(others).name}")
         else:
             elem, ndim, _ = ARRAY_KINDS[a.kind]
@@ -1256,6 +1312,9 @@ class FuncGen:
 
     def statement(self, depth):
         """Emits one statement; True if it ends the block."""
+        if self.chance(0.02):
+            self.lines.append("")
+            self.emit("# a comment line")
         opts = [("assign", 10), ("aug", 7), ("tuple", 2), ("chain", 1), ("store", 7), ("local", 3),
                 ("call", 3), ("print", 1)]
         if depth < 3 and self.mult < 200:
@@ -1315,6 +1374,9 @@ class FuncGen:
             self.emit("return")
             return
         ty = self.f.ret
+        if ty in ARRAY_KINDS:
+            self.emit(f"return {self.r.choice(self.arrays_of(lambda a: a.kind == ty)).name}")
+            return
         if ty == "bool":
             e = self.gen_bool_value(2)
         elif self.f.ret_finite or kind(ty) == "int":
@@ -1325,6 +1387,10 @@ class FuncGen:
         self.emit(f"return {e.code}")
 
     def generate(self):
+        if self.chance(0.15):
+            self.emit(self.r.choice(('"""A generated kernel function."""', '"doc"')))
+        if self.f.ret in ARRAY_KINDS and (not self.arrays_of(lambda a: a.kind == self.f.ret) or self.chance(0.3)):
+            self.new_local_array(self.f.ret)
         for _ in range(self.r.randint(0, 1)):
             if self.chance(0.5):
                 self.new_local_array()
@@ -1371,6 +1437,8 @@ def generate(seed, avoid_known=None):
             else:
                 params.append((f"p{pi}", r.choice(SCALAR_TYPES + NUM_TYPES)))
         ret = r.choice(SCALAR_TYPES + NUM_TYPES + (None,))
+        if r.random() < 0.1:
+            ret = r.choice(tuple(ARRAY_KINDS))
         f = Func(f"f{fi}", params, ret)
         f.ret_finite = r.random() < 0.7
         g = FuncGen(r, f, list(funcs), stmt_budget=r.randint(6, 18), avoid_known=avoid_known)
@@ -1380,8 +1448,8 @@ def generate(seed, avoid_known=None):
             else:
                 g.declare(Var(name, t, PARAM_BOUND if t != "bool" else 1, assignable=r.random() < 0.3))
         body = g.generate()
-        sig = ", ".join(f"{n}: {f.annotation(t)}" for n, t in params)
-        ret_ann = f" -> {ret}" if ret is not None else (" -> None" if r.random() < 0.3 else "")
+        sig = ", ".join(f"{n}: {f.annotation(t, r)}" for n, t in params)
+        ret_ann = f" -> {f.annotation(ret, r)}" if ret is not None else (" -> None" if r.random() < 0.3 else "")
         out.append("")
         out.append(f"def {f.name}({sig}){ret_ann}:")
         out.extend(body)

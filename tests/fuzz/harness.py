@@ -62,8 +62,11 @@ import pydd  # noqa: E402
 import gen  # noqa: E402
 
 DEFAULT_TRIALS = 3
-FLOAT64_RTOL = 1e-12
-FLOAT32_RTOL = 1e-6
+# PYDD_FUZZ_EXACT=1 compares floats bit for bit (no tolerance).
+EXACT = os.environ.get("PYDD_FUZZ_EXACT", "") == "1"
+FLOAT64_RTOL = 0.0 if EXACT else 1e-12
+FLOAT32_RTOL = 0.0 if EXACT else 1e-6
+
 NP_TYPES = {"int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64,
             "bool": np.bool_}
 RESULT_TAG = "FUZZRESULT "
@@ -157,11 +160,15 @@ class Outcome:
     """What a call did: status 'ok' (value) or 'exc' (exc type name, message),
     printed text, arrays after the call."""
 
-    def __init__(self, status, value, out, arrays):
+    def __init__(self, status, value, out, arrays, alias=()):
         self.status, self.value, self.out, self.arrays = status, value, out, arrays
+        self.alias = alias  # a returned array: shares memory with each array argument?
 
     def describe(self):
-        if self.status == "ok":
+        if self.status == "ok" and isinstance(self.value, np.ndarray):
+            s = f"returned array {self.value.tolist()!r} (dtype {self.value.dtype}"
+            s += f", shares memory with array arguments: {list(self.alias)})"
+        elif self.status == "ok":
             s = f"returned {self.value!r}"
         else:
             s = f"raised {self.value[0]}: {self.value[1]}"
@@ -186,13 +193,18 @@ def run_call(fn, args, reference):
             status = "ok"
         except Exception as e:  # noqa: BLE001 - every exception is an outcome
             status, value = "exc", (type(e).__name__, str(e))
-    arrays = []
+    arrays, originals = [], []
     seen = set()
     for a in args:
         if isinstance(a, np.ndarray) and id(a) not in seen:
             seen.add(id(a))
+            originals.append(a)
             arrays.append(a.copy())
-    return Outcome(status, value, buf.getvalue(), arrays)
+    alias = ()
+    if status == "ok" and isinstance(value, np.ndarray):
+        alias = tuple(bool(np.shares_memory(value, a)) for a in originals)
+        value = value.copy()
+    return Outcome(status, value, buf.getvalue(), arrays, alias)
 
 
 DIVISION_OPS = ("scalar divide", "scalar floor_divide", "scalar remainder", "scalar divmod")
@@ -250,6 +262,15 @@ def compare(func, ref, got):
     else:
         if got.status != "ok":
             return "compiled raised, reference returned"
+        if func.ret in gen.ARRAY_KINDS:
+            a, b = ref.value, got.value
+            if not isinstance(b, np.ndarray) or a.shape != b.shape or a.dtype != b.dtype:
+                return "returned array of a different type or shape"
+            if not arrays_equal(a, b):
+                return "returned array differs"
+            if ref.alias != got.alias:
+                return "returned array aliases different arguments"
+            return compare_effects(ref, got)
         want = ref_value_as(func.ret, ref.value)
         if func.ret in ("float32", "float64"):
             rtol = FLOAT32_RTOL if func.ret == "float32" else FLOAT64_RTOL
@@ -257,15 +278,44 @@ def compare(func, ref, got):
                 return "different return value"
         elif type(got.value) is not type(want) or got.value != want:
             return "different return value"
-    if got.out != ref.out:
+    return compare_effects(ref, got)
+
+
+def arrays_equal(a, b):
+    if a.dtype.kind == "f":
+        return all(same_float(x, y, FLOAT64_RTOL) for x, y in zip(a.ravel(), b.ravel()))
+    return np.array_equal(a, b)
+
+
+def same_printed(a, b):
+    """Printed texts equal, but for floats within the tolerance (a float32
+    prints with at most 9 significant digits, so gets FLOAT32_RTOL)."""
+    if a == b:
+        return True
+    ta, tb = a.split(), b.split()
+    if len(ta) != len(tb) or a.count("\n") != b.count("\n"):
+        return False
+    for x, y in zip(ta, tb):
+        if x == y:
+            continue
+        try:
+            fx, fy = float(x), float(y)
+        except ValueError:
+            return False
+        digits = max(len(s.lstrip("-").split("e")[0].replace(".", "").strip("0")) for s in (x, y))
+        if not same_float(fx, fy, FLOAT32_RTOL if digits <= 9 else FLOAT64_RTOL):
+            return False
+    return True
+
+
+def compare_effects(ref, got):
+    """Printed output and the array arguments after the call."""
+    if not same_printed(ref.out, got.out):
         return "different printed output"
     for i, (a, b) in enumerate(zip(ref.arrays, got.arrays)):
         if a.shape != b.shape or a.dtype != b.dtype:
             return f"array {i} changed shape/dtype"
-        if a.dtype.kind == "f":
-            if not all(same_float(x, y, FLOAT64_RTOL) for x, y in zip(a.ravel(), b.ravel())):
-                return f"array {i} differs"
-        elif not np.array_equal(a, b):
+        if not arrays_equal(a, b):
             return f"array {i} differs"
     return None
 

@@ -193,6 +193,15 @@ def call_args() -> int64:
 
 def floordiv_operands(A: Array(int64)) -> int64:
     return setv(A, 7) // (abs(first(A)) + 1)
+
+
+def print_args() -> int64:
+    print(show(1), show(2))
+    return 0
+
+
+def index2(M: Array(int32, 2)) -> int64:
+    return M[show(1), show(0)]
 '''
 
 
@@ -216,6 +225,18 @@ def test_known_bug3_operator_operands_right_to_left(known_bug):
     known_bug(KB3, "floordiv_operands", lambda: [np.zeros(3, np.int64)])
 
 
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="BUG: print's arguments are evaluated right to left (prints 2, 1, then 1 2)")
+def test_known_bug3_print_arguments_right_to_left(known_bug):
+    known_bug(KB3, "print_args", lambda: [])
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="BUG: the indices of M[i, j] are evaluated right to left (prints 0 then 1)")
+def test_known_bug3_subscript_indices_right_to_left(known_bug):
+    known_bug(KB3, "index2", lambda: [np.zeros((3, 3), np.int32)])
+
+
 KB4 = '''from pydd import *
 
 
@@ -236,3 +257,24 @@ def test_known_bug4_abs_negative_zero_float64(known_bug):
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: abs(-0.0) returns -0.0 for float32 too")
 def test_known_bug4_abs_negative_zero_float32(known_bug):
     known_bug(KB4, "fabs32", lambda: [np.float32(-0.0)])
+
+
+
+KB5 = '''from pydd import *
+
+
+def fma(a: float64, b: float64, c: float64) -> float64:
+    return a * b + c
+'''
+
+
+def test_fixed_bug5_no_fma_contraction_at_O3(tmp_path):
+    """Found by the fuzzer, fixed in 243e017 (-ffp-contract=off): -O3 builds
+    with -march=native, where g++ fused a * b + c into one FMA."""
+    src = tmp_path / "kb5.pydd"
+    src.write_text(KB5)
+    comp = pydd.compile(src, out_dir=tmp_path / "out", opt=3)
+    ref = pydd.load_python(src, "kb5_ref")
+    args = (np.float64(0.1), np.float64(10.0), np.float64(-1.0))
+    got, want = comp.fma(*args), ref.fma(*args)
+    assert _same(got, want), f"compiled {got!r}, reference {want!r} (0.1 * 10.0 - 1.0 is 0.0 unfused)"
