@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -155,6 +156,8 @@ std::set<std::string> reassignedNames(const Block& body) {
 class FunctionEmitter {
  public:
   FunctionEmitter(const Module& m, const Function& f, const CppOptions& o) : M(m), F(f), Opts(o) {
+    // A parameter holds the caller's value before any loop rebinds it.
+    for (auto& p : f.params) NonNeg.rejected.insert(p.name);
     NonNeg.visit(*f.body);
     IndexedArrays indexed;
     indexed.visit(*f.body);
@@ -243,28 +246,78 @@ class FunctionEmitter {
   }
 
   std::string binary(const Binary& b) {
-    std::string l = expr(*b.lhs), r = expr(*b.rhs), t = cxxScalar(b.type);
-    switch (b.op) {
-      case BinaryOp::Add: return t + "(" + l + " + " + r + ")";
-      case BinaryOp::Sub: return t + "(" + l + " - " + r + ")";
-      case BinaryOp::Mul: return t + "(" + l + " * " + r + ")";
-      case BinaryOp::Div: return "pydd::truediv(" + l + ", " + r + ")";
-      case BinaryOp::FloorDiv: return "pydd::floordiv(" + l + ", " + r + ")";
-      case BinaryOp::Mod: return "pydd::mod(" + l + ", " + r + ")";
-      case BinaryOp::Pow: return "pydd::power(" + l + ", " + r + ")";
-      case BinaryOp::BitAnd: return t + "(" + l + " & " + r + ")";
-      case BinaryOp::BitOr: return t + "(" + l + " | " + r + ")";
-      case BinaryOp::BitXor: return t + "(" + l + " ^ " + r + ")";
-      case BinaryOp::Shl: return "pydd::shift_left(" + l + ", " + r + ")";
-      case BinaryOp::Shr: return "pydd::shift_right(" + l + ", " + r + ")";
+    std::string t = cxxScalar(b.type);
+    return sequenced({b.lhs.get(), b.rhs.get()}, [&](const std::vector<std::string>& v) {
+      const std::string &l = v[0], &r = v[1];
+      switch (b.op) {
+        case BinaryOp::Add: return t + "(" + l + " + " + r + ")";
+        case BinaryOp::Sub: return t + "(" + l + " - " + r + ")";
+        case BinaryOp::Mul: return t + "(" + l + " * " + r + ")";
+        case BinaryOp::Div: return "pydd::truediv(" + l + ", " + r + ")";
+        case BinaryOp::FloorDiv: return "pydd::floordiv(" + l + ", " + r + ")";
+        case BinaryOp::Mod: return "pydd::mod(" + l + ", " + r + ")";
+        case BinaryOp::Pow: return "pydd::power(" + l + ", " + r + ")";
+        case BinaryOp::BitAnd: return t + "(" + l + " & " + r + ")";
+        case BinaryOp::BitOr: return t + "(" + l + " | " + r + ")";
+        case BinaryOp::BitXor: return t + "(" + l + " ^ " + r + ")";
+        case BinaryOp::Shl: return "pydd::shift_left(" + l + ", " + r + ")";
+        case BinaryOp::Shr: return "pydd::shift_right(" + l + ", " + r + ")";
+      }
+      return std::string();
+    });
+  }
+
+  /// Whether evaluating `e` may write memory or print: it calls a kernel
+  /// function or a library function with side effects.
+  static bool hasEffects(const Expr& e) {
+    if (auto* c = dyn_cast<Call>(&e))
+      if (c->target == CallTarget::User || (c->library && c->library->hasSideEffects)) return true;
+    bool found = false;
+    forEachChild(const_cast<Expr&>(e), [&](ExprPtr& c) { found = found || hasEffects(*c); });
+    return found;
+  }
+
+  /// Whether `e` reads array elements, which a call could write.
+  static bool readsElements(const Expr& e) {
+    if (e.kind == ExprKind::Index) return true;
+    bool found = false;
+    forEachChild(const_cast<Expr&>(e), [&](ExprPtr& c) { found = found || readsElements(*c); });
+    return found;
+  }
+
+  /// Renders operands so that they are evaluated left to right, as in
+  /// Python. C++ leaves the order of function arguments and of most
+  /// operands unspecified; where it could be observed (an operand with
+  /// effects beside one that has effects or reads elements), the operands
+  /// are first evaluated into temporaries, in order, inside a lambda.
+  std::string sequenced(const std::vector<const Expr*>& operands,
+                        const std::function<std::string(const std::vector<std::string>&)>& combine) {
+    std::vector<std::string> texts;
+    for (const Expr* e : operands) texts.push_back(expr(*e));
+    bool effects = false, observed = false;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      if (operands[i]->kind == ExprKind::TupleLit) return combine(texts);  // a shape: braced list
+      if (!hasEffects(*operands[i])) continue;
+      for (size_t j = 0; j < operands.size(); ++j)
+        if (j != i && (hasEffects(*operands[j]) || readsElements(*operands[j]))) observed = true;
+      effects = true;
     }
-    return "";
+    if (!effects || !observed) return combine(texts);
+    std::string s = "[&]() { ";
+    std::vector<std::string> names;
+    for (size_t i = 0; i < texts.size(); ++i) {
+      names.push_back(temp("arg"));
+      s += "const auto " + names[i] + " = " + texts[i] + "; ";
+    }
+    return s + "return " + combine(names) + "; }()";
   }
 
   static std::string cmp(CmpOp op) { return std::string(" ") + spelling(op) + " "; }
 
   std::string compare(const Compare& c) {
-    if (c.operands.size() == 2) return "(" + expr(*c.operands[0]) + cmp(c.ops[0]) + expr(*c.operands[1]) + ")";
+    if (c.operands.size() == 2)
+      return sequenced({c.operands[0].get(), c.operands[1].get()},
+                       [&](const std::vector<std::string>& v) { return "(" + v[0] + cmp(c.ops[0]) + v[1] + ")"; });
     // A chain: each operand evaluated once, stopping at the first false
     // link, with each link compared in its own common type.
     std::string s = "[&]() -> bool { ";
@@ -284,12 +337,14 @@ class FunctionEmitter {
   }
 
   std::string call(const Call& c) {
-    std::vector<std::string> args;
-    for (auto& a : c.args) args.push_back(expr(*a));
-    if (c.target == CallTarget::Library) return c.library->emitCpp(c, args);
-    std::string s = cxxIdentifier(c.callee) + "(";
-    for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
-    return s + ")";
+    std::vector<const Expr*> operands;
+    for (auto& a : c.args) operands.push_back(a.get());
+    return sequenced(operands, [&](const std::vector<std::string>& args) {
+      if (c.target == CallTarget::Library) return c.library->emitCpp(c, args);
+      std::string s = cxxIdentifier(c.callee) + "(";
+      for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
+      return s + ")";
+    });
   }
 
   bool provablyNonNegative(const Expr& e) const {
@@ -300,25 +355,31 @@ class FunctionEmitter {
   }
 
   std::string index(const Index& x) {
-    std::string base;
+    std::vector<const Expr*> indices;
+    for (auto& i : x.indices) indices.push_back(i.get());
     auto* var = dyn_cast<VarRef>(x.base.get());
-    if (var && Views.count(var->name)) {
-      base = Views[var->name];
-    } else {
-      // Not a named array (say, the result of a call): view a temporary.
-      base = "(" + expr(*x.base) + ").view()";
-    }
-    std::string s = base + "(";
-    for (size_t k = 0; k < x.indices.size(); ++k) {
-      std::string i = expr(*x.indices[k]);
-      std::string extent = base + ".shape[" + std::to_string(k) + "]";
-      if (Opts.boundsCheck)
-        i = "pydd::checked_index(" + i + ", " + extent + ", " + std::to_string(k) + ")";
-      else if (!provablyNonNegative(*x.indices[k]))
-        i = "pydd::wrap_index(" + i + ", " + extent + ")";
-      s += (k ? ", " : "") + i;
-    }
-    return s + ")";
+    if (var && Views.count(var->name)) return elementAccess(Views[var->name], x, indices);
+    // Not a named array (the result of a call): evaluate it once, keep it
+    // alive while its element is read, and yield the element by value.
+    std::string arr = temp("arr"), view = temp("arr_v");
+    return "[&]() { const auto " + arr + " = " + expr(*x.base) + "; const auto " + view + " = " + arr +
+           ".view(); return " + elementAccess(view, x, indices) + "; }()";
+  }
+
+  std::string elementAccess(const std::string& view, const Index& x, const std::vector<const Expr*>& indices) {
+    return sequenced(indices, [&](const std::vector<std::string>& idx) {
+      std::string s = view + "(";
+      for (size_t k = 0; k < idx.size(); ++k) {
+        std::string i = idx[k];
+        std::string extent = view + ".shape[" + std::to_string(k) + "]";
+        if (Opts.boundsCheck)
+          i = "pydd::checked_index(" + i + ", " + extent + ", " + std::to_string(k) + ")";
+        else if (!provablyNonNegative(*x.indices[k]))
+          i = "pydd::wrap_index(" + i + ", " + extent + ")";
+        s += (k ? ", " : "") + i;
+      }
+      return s + ")";
+    });
   }
 
   std::string cast(const Cast& c) {

@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <set>
 
 #include "frontend/Keywords.h"
-#include "ir/Visitor.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "tree_sitter/api.h"
@@ -166,6 +166,9 @@ class Lowerer {
 
   std::unique_ptr<Function> function(TSNode n) {
     auto f = std::make_unique<Function>();
+    FunctionNames.clear();
+    NextTemp = 0;
+    collectNames(n);
     f->name = text(field(n, "name")).str();
     f->loc = locOf(n);
     if (!ts_node_is_null(field(n, "type_parameters"))) unsupported(field(n, "type_parameters"), "type parameters are not supported in pydd kernels");
@@ -341,28 +344,65 @@ class Lowerer {
   }
 
   void assignment(TSNode n, Block& out, Type commentType) {
-    auto a = std::make_unique<Assign>(locOf(n));
-    TSNode left = field(n, "left");
+    // `a = b = v` arrives nested; Python evaluates v once and then stores
+    // it into each target from left to right.
+    std::vector<TSNode> chain = {field(n, "left")};
     TSNode right = field(n, "right");
-    TSNode annotation = field(n, "type");
-    if (!ts_node_is_null(annotation)) a->declared = typeExpr(annotation);
-    else a->declared = commentType;
-    targets(left, a->targets);
-    if (!ts_node_is_null(right)) {
-      if (typeOf(right) == "assignment") {
-        // `a = b = v`: assign b first, then a from b.
-        assignment(right, out, commentType);
-        TSNode inner = field(right, "left");
-        a->value = expr(inner);
-      } else if (typeOf(right) == "augmented_assignment") {
-        return error(right, "invalid syntax");
-      } else {
-        a->value = expr(right);
-      }
+    while (!ts_node_is_null(right) && typeOf(right) == "assignment") {
+      if (!ts_node_is_null(field(right, "type"))) return error(right, "invalid syntax");
+      chain.push_back(field(right, "left"));
+      right = field(right, "right");
     }
-    if (a->targets.size() > 1 && !a->declared.isUnknown())
-      return error(n, "a tuple assignment cannot be annotated");
-    out.stmts.push_back(std::move(a));
+    if (!ts_node_is_null(right) && typeOf(right) == "augmented_assignment") return error(right, "invalid syntax");
+    TSNode annotation = field(n, "type");
+    Type declared = ts_node_is_null(annotation) ? commentType : typeExpr(annotation);
+
+    if (chain.size() == 1) {
+      auto a = std::make_unique<Assign>(locOf(n));
+      a->declared = declared;
+      targets(chain[0], a->targets);
+      if (!ts_node_is_null(right)) a->value = expr(right);
+      if (a->targets.size() > 1 && !a->declared.isUnknown()) return error(n, "a tuple assignment cannot be annotated");
+      out.stmts.push_back(std::move(a));
+      return;
+    }
+    for (TSNode target : chain)
+      if (typeOf(target) != "identifier" && typeOf(target) != "subscript")
+        return error(target, "chained assignment to several targets at once is not supported in pydd kernels");
+    // A literal or a variable can be read again for each target; anything
+    // else is evaluated once into a temporary.
+    llvm::StringRef rt = typeOf(right);
+    bool reread = rt == "integer" || rt == "float" || rt == "true" || rt == "false" || rt == "identifier";
+    std::string temp;
+    if (!reread) {
+      temp = newTemp("chained");
+      auto t = std::make_unique<Assign>(locOf(right));
+      t->targets.push_back(std::make_unique<VarRef>(locOf(right), temp));
+      t->value = expr(right);
+      out.stmts.push_back(std::move(t));
+    }
+    for (size_t i = 0; i < chain.size(); ++i) {
+      auto a = std::make_unique<Assign>(locOf(chain[i]));
+      if (i == 0) a->declared = declared;
+      a->targets.push_back(expr(chain[i]));
+      a->value = reread ? expr(right) : std::make_unique<VarRef>(locOf(right), temp);
+      out.stmts.push_back(std::move(a));
+    }
+  }
+
+  /// A variable name for a compiler temporary that the function does not
+  /// use (the printed IR shows it, so it must be a plain identifier).
+  std::string newTemp(const std::string& hint) {
+    for (;;) {
+      std::string name = hint + "_" + std::to_string(NextTemp++);
+      if (FunctionNames.insert(name).second) return name;
+    }
+  }
+
+  void collectNames(TSNode n) {
+    if (typeOf(n) == "identifier") FunctionNames.insert(text(n).str());
+    uint32_t count = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < count; ++i) collectNames(ts_node_named_child(n, i));
   }
 
   void targets(TSNode left, std::vector<ExprPtr>& out) {
@@ -371,6 +411,8 @@ class Lowerer {
       for (TSNode c : namedChildren(left)) targets(c, out);
       return;
     }
+    if (t == "subscript" && typeOf(field(left, "value")) != "identifier")
+      return error(left, "only elements of a named array can be assigned");
     if (t == "identifier" || t == "subscript") {
       out.push_back(expr(left));
       return;
@@ -385,27 +427,42 @@ class Lowerer {
     opText = opText.drop_back(1);  // "+=" -> "+"
     BinaryOp op;
     if (!binaryOp(opText, op)) return error(field(n, "operator"), "'" + opText + "=' is not supported in pydd kernels");
-    if (typeOf(left) != "identifier" && typeOf(left) != "subscript")
-      return error(left, "augmented assignment needs a variable or an element as target");
     SourceLoc loc = locOf(n);
-    // x op= v  ==>  x = x op v. Element targets evaluate their indices
-    // twice; lowering only allows that when re-evaluation is harmless.
     auto a = std::make_unique<Assign>(loc);
-    a->targets.push_back(expr(left));
-    ExprPtr current = expr(left);
-    if (auto* idx = dyn_cast<Index>(current.get())) {
-      for (auto& i : idx->indices)
-        if (hasCall(*i)) return error(left, "augmented assignment to an element whose index contains a call is not supported; assign the index to a variable first");
+    ExprPtr current;
+    if (typeOf(left) == "identifier") {
+      a->targets.push_back(expr(left));
+      current = expr(left);
+    } else if (typeOf(left) == "subscript" && typeOf(field(left, "value")) == "identifier") {
+      // A[i] op= v  ==>  A[i] = A[i] op v, with each index evaluated once
+      // and before v, as Python does: an index that could change (it reads
+      // memory or calls) goes into a temporary first.
+      auto target = std::make_unique<Index>(locOf(left), expr(field(left, "value")));
+      auto load = std::make_unique<Index>(locOf(left), expr(field(left, "value")));
+      auto kids = namedChildren(left);
+      for (size_t i = 1; i < kids.size(); ++i) {
+        llvm::StringRef kt = typeOf(kids[i]);
+        if (kt == "slice") return error(kids[i], "slices are not supported in pydd kernels yet");
+        if (kt == "integer" || kt == "identifier") {
+          target->indices.push_back(expr(kids[i]));
+          load->indices.push_back(expr(kids[i]));
+          continue;
+        }
+        std::string temp = newTemp("index");
+        auto t = std::make_unique<Assign>(locOf(kids[i]));
+        t->targets.push_back(std::make_unique<VarRef>(locOf(kids[i]), temp));
+        t->value = expr(kids[i]);
+        out.stmts.push_back(std::move(t));
+        target->indices.push_back(std::make_unique<VarRef>(locOf(kids[i]), temp));
+        load->indices.push_back(std::make_unique<VarRef>(locOf(kids[i]), temp));
+      }
+      a->targets.push_back(std::move(target));
+      current = std::move(load);
+    } else {
+      return error(left, "augmented assignment needs a variable or an element of a named array as target");
     }
     a->value = std::make_unique<Binary>(locOf(field(n, "operator")), op, std::move(current), expr(field(n, "right")));
     out.stmts.push_back(std::move(a));
-  }
-
-  static bool hasCall(const Expr& e) {
-    if (e.kind == ExprKind::Call) return true;
-    bool found = false;
-    forEachChild(const_cast<Expr&>(e), [&](ExprPtr& c) { found = found || hasCall(*c); });
-    return found;
   }
 
   // ---- expressions -------------------------------------------------------------
@@ -706,6 +763,8 @@ class Lowerer {
   Diagnostics& Diag;
   llvm::StringRef Text;
   std::vector<KeywordSite> Sites;
+  std::set<std::string> FunctionNames;  // every identifier of the current function
+  unsigned NextTemp = 0;
 };
 
 /// The first syntax error in the tree, if any.

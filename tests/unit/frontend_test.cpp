@@ -497,7 +497,8 @@ TEST(Parse, ParenthesizedTupleTargets) {
   ASSERT_KIND(Index, as->targets[1].get());
 }
 
-TEST(Parse, ChainedAssignmentAssignsInnerTargetFirst) {
+TEST(Parse, ChainedAssignmentStoresLeftToRight) {
+  // Python stores the one value into each target, left to right.
   std::unique_ptr<Module> m;
   const Function& f = parseFunction("def f():\n    a = b = 5\n", m);
   ASSERT_EQ(f.body->stmts.size(), 2u);
@@ -505,10 +506,27 @@ TEST(Parse, ChainedAssignmentAssignsInnerTargetFirst) {
   auto* second = dyn_cast<Assign>(stmtAt(f.body.get(), 1));
   ASSERT_NE(first, nullptr);
   ASSERT_NE(second, nullptr);
-  ASSERT_VAR(first->targets[0].get(), "b");
+  ASSERT_VAR(first->targets[0].get(), "a");
   ASSERT_INT(first->value.get(), 5);
-  ASSERT_VAR(second->targets[0].get(), "a");
-  ASSERT_VAR(second->value.get(), "b");
+  ASSERT_VAR(second->targets[0].get(), "b");
+  ASSERT_INT(second->value.get(), 5);
+}
+
+TEST(Parse, ChainedAssignmentEvaluatesAComputedValueOnce) {
+  std::unique_ptr<Module> m;
+  const Function& f = parseFunction("def f(A: Array(int)):\n    i = A[i] = A[0] + 1\n", m);
+  ASSERT_EQ(f.body->stmts.size(), 3u);
+  auto* temp = dyn_cast<Assign>(stmtAt(f.body.get(), 0));
+  ASSERT_NE(temp, nullptr);
+  auto* tempVar = dyn_cast<VarRef>(temp->targets[0].get());
+  ASSERT_NE(tempVar, nullptr);
+  EXPECT_NE(dyn_cast<Binary>(temp->value.get()), nullptr);
+  auto* toI = dyn_cast<Assign>(stmtAt(f.body.get(), 1));
+  auto* toElem = dyn_cast<Assign>(stmtAt(f.body.get(), 2));
+  ASSERT_VAR(toI->targets[0].get(), "i");
+  ASSERT_VAR(toI->value.get(), tempVar->name);
+  EXPECT_NE(dyn_cast<Index>(toElem->targets[0].get()), nullptr);
+  ASSERT_VAR(toElem->value.get(), tempVar->name);
 }
 
 TEST(Parse, AugmentedAssignmentIsAnAssignOfABinary) {
@@ -543,9 +561,25 @@ TEST(Parse, AugmentedAssignmentIsAnAssignOfABinary) {
   ASSERT_VAR(shl->rhs.get(), "x");
 }
 
-TEST(Parse, AugmentedAssignmentWithCallInIndexIsRejected) {
-  expectError("def f(A: Array(int)):\n    A[len(A) - 1] += 1\n", 2, 5,
-              "augmented assignment to an element whose index contains a call is not supported");
+TEST(Parse, AugmentedAssignmentEvaluatesAComputedIndexOnce) {
+  // A[len(A) - 1] += 1: the index goes into a temporary, evaluated before
+  // the right-hand side, and both the load and the store use it.
+  std::unique_ptr<Module> m;
+  const Function& f = parseFunction("def f(A: Array(int)):\n    A[len(A) - 1] += 1\n", m);
+  ASSERT_EQ(f.body->stmts.size(), 2u);
+  auto* temp = dyn_cast<Assign>(stmtAt(f.body.get(), 0));
+  ASSERT_NE(temp, nullptr);
+  auto* tempVar = dyn_cast<VarRef>(temp->targets[0].get());
+  ASSERT_NE(tempVar, nullptr);
+  auto* update = dyn_cast<Assign>(stmtAt(f.body.get(), 1));
+  auto* target = dyn_cast<Index>(update->targets[0].get());
+  ASSERT_NE(target, nullptr);
+  ASSERT_VAR(target->indices[0].get(), tempVar->name);
+  auto* sum = dyn_cast<Binary>(update->value.get());
+  ASSERT_NE(sum, nullptr);
+  auto* load = dyn_cast<Index>(sum->lhs.get());
+  ASSERT_NE(load, nullptr);
+  ASSERT_VAR(load->indices[0].get(), tempVar->name);
 }
 
 TEST(Parse, AnnotationsDeclareTypes) {

@@ -1,6 +1,7 @@
 // pydd runtime: Python builtins on scalars that the library catalog maps to.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <type_traits>
@@ -11,7 +12,9 @@ namespace pydd {
 
 template <typename T>
 T abs_value(T x) {
-  return x < T(0) ? T(-x) : x;
+  // fabs clears the sign of -0.0, as Python's abs does.
+  if constexpr (std::is_floating_point_v<T>) return std::fabs(x);
+  else return x < T(0) ? T(-x) : x;
 }
 
 // Python's min/max return the first of equal arguments and propagate a NaN
