@@ -142,6 +142,41 @@ def copy_args(args):
     return out
 
 
+GUARD = 4          # elements before and after each array passed to compiled code
+GUARD_VALUE = 7777
+
+
+def guarded_copy_args(args):
+    """Like copy_args, but each array is a view into a larger buffer whose
+    GUARD elements on each side hold GUARD_VALUE: an out-of-bounds read
+    then sees a recognisable value, and an out-of-bounds write is caught by
+    check_guards. Returns (args, buffers)."""
+    memo = {}
+    out, buffers = [], []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            if id(a) not in memo:
+                buf = np.full(a.size + 2 * GUARD, GUARD_VALUE, dtype=a.dtype)
+                view = buf[GUARD:GUARD + a.size].reshape(a.shape)
+                view[...] = a
+                assert view.flags.c_contiguous and view.base is buf
+                memo[id(a)] = view
+                buffers.append(buf)
+            out.append(memo[id(a)])
+        else:
+            out.append(a)
+    return out, buffers
+
+
+def check_guards(buffers):
+    """None, or which guard elements a call overwrote."""
+    for i, buf in enumerate(buffers):
+        bad = [k for k in list(range(GUARD)) + list(range(len(buf) - GUARD, len(buf))) if buf[k] != GUARD_VALUE]
+        if bad:
+            return f"out-of-bounds write: array {i}, guard elements {bad} now {[buf[k].item() for k in bad]}"
+    return None
+
+
 def show_args(args):
     parts = []
     for a in args:
@@ -373,8 +408,9 @@ def check_kernel(kernel, opts=(0, 3), trials=DEFAULT_TRIALS, workdir=None):
                                      "reference": ref.describe()})
                     continue
                 for o in opts:
-                    got = run_call(getattr(mods[o], func.name), copy_args(args), reference=False)
-                    reason = compare(func, ref, got)
+                    cargs, buffers = guarded_copy_args(args)
+                    got = run_call(getattr(mods[o], func.name), cargs, reference=False)
+                    reason = check_guards(buffers) or compare(func, ref, got)
                     if reason:
                         failures.append({"kind": "mismatch", "opt": o, "func": func.name,
                                          "inputs": show_args(args), "reason": reason,

@@ -5,9 +5,9 @@
 Environment:
   PYDD_FUZZ_SEEDS   seeds to check: START:COUNT, N or a,b,c (default 0:12)
   PYDD_FUZZ_OPT     -O levels, comma separated (default 0,3)
-  PYDD_FUZZ_KNOWN_BUGS=1  also generate the patterns of the known bugs below
-                    (to see whether they are fixed); by default the generator
-                    steers clear of them so that the seeds pass.
+  PYDD_FUZZ_EXACT=1 compare floats bit for bit (default: relative 1e-12 for
+                    float64, 1e-6 for float32)
+  PYDD_FUZZ_KNOWN_BUGS=1  generate the patterns of open bugs too (gen.OPEN_BUGS)
   PYDDC             the compiler (default: this checkout's build/bin/pyddc)
 
 Each seed is checked in a child process (a miscompiled kernel may crash or
@@ -16,10 +16,13 @@ differences it accepts). A failure prints the seed, the kernel, the inputs
 and both outcomes; `python3 tests/fuzz/gen.py --seed N` prints the kernel
 again and `python3 tests/fuzz/gen.py --check N` re-checks it.
 
-The known_bug tests at the end are the minimal kernels of the compiler bugs
-the fuzzer found, marked xfail(strict=True): when a bug is fixed its test
-XPASSes (fails), and the xfail marker and the generator's avoidance of the
-pattern (gen.py, avoid_known) should be removed.
+The test_bug* tests at the end are the reduced kernels of the compiler bugs
+the fuzzer found. Bugs 1-6 are fixed (bug 5 in 243e017, the others in
+36076aa): plain regression tests. An open bug's test is marked
+xfail(strict=True, reason="BUG: ..."), and its number is in gen.OPEN_BUGS
+when the generator has to steer clear of its pattern for the default seeds
+to pass; once it is fixed the test XPASSes, and the marker and the
+OPEN_BUGS entry go.
 """
 
 import contextlib
@@ -88,8 +91,9 @@ def _same(a, b):
 
 
 @pytest.fixture(params=OPTS, ids=lambda o: f"O{o}")
-def known_bug(request, tmp_path):
-    """known_bug(source, fn_name, make_args) -> asserts compiled == reference."""
+def agrees(request, tmp_path):
+    """agrees(source, fn_name, make_args): compiled and reference results,
+    printed output and arrays after the call are the same."""
     opt = request.param
 
     def check(source, fn_name, make_args):
@@ -124,13 +128,11 @@ def aug_elem(A: Array(int64)) -> int64:
 '''
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: A[i] op= v evaluates the index expression again after v "
-                                       "(Parser lowers it to A[i] = A[i] op v); Python evaluates it once, "
-                                       "before v")
-def test_known_bug1_augmented_element_index_evaluated_twice(known_bug):
-    # Python: i = A[0] = 1; A[1] = A[1] + bump(A)  ->  [2, 5, 0, 0]
-    # pyddc:  A[A[0]] = A[1] + bump(A) with A[0] re-read as 2  ->  [2, 0, 5, 0]
-    known_bug(KB1, "aug_elem", lambda: [np.array([1, 0, 0, 0], np.int64)])
+def test_bug1_augmented_element_index_evaluated_once(agrees):
+    """A[i] op= v evaluated the index again after v (A[i] = A[i] op v).
+    Python: i = A[0] = 1; A[1] = A[1] + bump(A) -> [2, 5, 0, 0];
+    pyddc stored to A[A[0]] with A[0] re-read as 2 -> [2, 0, 5, 0]."""
+    agrees(KB1, "aug_elem", lambda: [np.array([1, 0, 0, 0], np.int64)])
 
 
 KB2 = '''from pydd import *
@@ -149,21 +151,16 @@ def chain_convert(A: Array(int64)) -> float64:
 '''
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: chained assignment a = b = v stores the targets right to "
-                                       "left and reads the value back from the last target; Python "
-                                       "stores v into each target left to right")
-def test_known_bug2_chained_assignment_order(known_bug):
-    # Python: i = 3, then A[i] = A[3] = 3  ->  [0, 0, 0, 3], returns 3
-    # pyddc:  A[1] = 3, then i = A[1]       ->  [0, 3, 0, 0], returns 3
-    known_bug(KB2, "chain_index", lambda: [np.zeros(4, np.int64)])
+def test_bug2_chained_assignment_left_to_right(agrees):
+    """a = b = v stored the targets right to left, reading v back from the
+    last one. Python: i = 3, then A[3] = 3 -> [0, 0, 0, 3]; pyddc stored
+    A[1] = 3, then i = A[1] -> [0, 3, 0, 0]."""
+    agrees(KB2, "chain_index", lambda: [np.zeros(4, np.int64)])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: chained assignment reads the value back from the last "
-                                       "target, converted to its dtype (x = A[0] = 2.5 gives x == 2.0 "
-                                       "for an int64 A)")
-def test_known_bug2_chained_assignment_converts_through_target(known_bug):
-    # Python: x = 2.5, A[0] = 2  ->  returns 2.5; pyddc returns 2.0
-    known_bug(KB2, "chain_convert", lambda: [np.zeros(4, np.int64)])
+def test_bug2_chained_assignment_does_not_convert_through_target(agrees):
+    """x = A[0] = 2.5 with an int64 A gave x == 2.0 (read back from A[0])."""
+    agrees(KB2, "chain_convert", lambda: [np.zeros(4, np.int64)])
 
 
 KB3 = '''from pydd import *
@@ -202,39 +199,36 @@ def print_args() -> int64:
 
 def index2(M: Array(int32, 2)) -> int64:
     return M[show(1), show(0)]
+
 '''
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: arguments of calls (kernel functions, min, max) are "
-                                       "evaluated right to left; Python evaluates left to right")
-def test_known_bug3_call_arguments_right_to_left(known_bug):
-    # Python: setv(A, 7) first, then first(A) == 7  ->  7; pyddc: first(A) == 0 first  ->  0
-    known_bug(KB3, "min_args", lambda: [np.zeros(3, np.int64)])
+def test_bug3_call_arguments_left_to_right(agrees):
+    """Arguments were evaluated right to left: min(setv(A, 7), first(A))
+    read A[0] == 0 before setv stored 7 (Python: 7)."""
+    agrees(KB3, "min_args", lambda: [np.zeros(3, np.int64)])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: arguments of calls are evaluated right to left "
-                                       "(prints 2 then 1)")
-def test_known_bug3_print_order(known_bug):
-    known_bug(KB3, "call_args", lambda: [])
+def test_bug3_call_argument_effects_in_order(agrees):
+    """max(show(1), show(2)) printed 2 then 1."""
+    agrees(KB3, "call_args", lambda: [])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: operands of operators lowered to runtime helpers "
-                                       "(/ // % << >> and min/max) are evaluated right to left")
-def test_known_bug3_operator_operands_right_to_left(known_bug):
-    # Python: 7 // (abs(7) + 1) == 0; pyddc: first(A) == 0 is read first, 7 // 1 == 7
-    known_bug(KB3, "floordiv_operands", lambda: [np.zeros(3, np.int64)])
+def test_bug3_operator_operands_left_to_right(agrees):
+    """Operands of operators lowered to runtime helpers (/ // % ** << >>)
+    were evaluated right to left: setv(A, 7) // (abs(first(A)) + 1) gave 7
+    (first(A) read 0 first); Python gives 0."""
+    agrees(KB3, "floordiv_operands", lambda: [np.zeros(3, np.int64)])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="BUG: print's arguments are evaluated right to left (prints 2, 1, then 1 2)")
-def test_known_bug3_print_arguments_right_to_left(known_bug):
-    known_bug(KB3, "print_args", lambda: [])
+def test_bug3_print_arguments_left_to_right(agrees):
+    """print(show(1), show(2)) printed 2, 1, then "1 2"."""
+    agrees(KB3, "print_args", lambda: [])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="BUG: the indices of M[i, j] are evaluated right to left (prints 0 then 1)")
-def test_known_bug3_subscript_indices_right_to_left(known_bug):
-    known_bug(KB3, "index2", lambda: [np.zeros((3, 3), np.int32)])
+def test_bug3_subscript_indices_left_to_right(agrees):
+    """M[show(1), show(0)] printed 0 then 1."""
+    agrees(KB3, "index2", lambda: [np.zeros((3, 3), np.int32)])
 
 
 KB4 = '''from pydd import *
@@ -249,15 +243,13 @@ def fabs32(x: float32) -> float32:
 '''
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: abs(-0.0) returns -0.0; Python (and NumPy) give 0.0")
-def test_known_bug4_abs_negative_zero_float64(known_bug):
-    known_bug(KB4, "fabs64", lambda: [np.float64(-0.0)])
+def test_bug4_abs_negative_zero_float64(agrees):
+    """abs(-0.0) returned -0.0; Python and NumPy give 0.0."""
+    agrees(KB4, "fabs64", lambda: [np.float64(-0.0)])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: abs(-0.0) returns -0.0 for float32 too")
-def test_known_bug4_abs_negative_zero_float32(known_bug):
-    known_bug(KB4, "fabs32", lambda: [np.float32(-0.0)])
-
+def test_bug4_abs_negative_zero_float32(agrees):
+    agrees(KB4, "fabs32", lambda: [np.float32(-0.0)])
 
 
 KB5 = '''from pydd import *
@@ -268,13 +260,59 @@ def fma(a: float64, b: float64, c: float64) -> float64:
 '''
 
 
-def test_fixed_bug5_no_fma_contraction_at_O3(tmp_path):
-    """Found by the fuzzer, fixed in 243e017 (-ffp-contract=off): -O3 builds
-    with -march=native, where g++ fused a * b + c into one FMA."""
-    src = tmp_path / "kb5.pydd"
-    src.write_text(KB5)
-    comp = pydd.compile(src, out_dir=tmp_path / "out", opt=3)
-    ref = pydd.load_python(src, "kb5_ref")
-    args = (np.float64(0.1), np.float64(10.0), np.float64(-1.0))
-    got, want = comp.fma(*args), ref.fma(*args)
-    assert _same(got, want), f"compiled {got!r}, reference {want!r} (0.1 * 10.0 - 1.0 is 0.0 unfused)"
+def test_bug5_no_fma_contraction(agrees):
+    """-O3 builds with -march=native, where g++ fused a * b + c into one FMA:
+    0.1 * 10.0 - 1.0 gave 5.55e-17 instead of 0.0 (fixed in 243e017)."""
+    agrees(KB5, "fma", lambda: [np.float64(0.1), np.float64(10.0), np.float64(-1.0)])
+
+
+KB6 = '''from pydd import *
+
+
+def param_loop_var(A: Array(int64), i: int64) -> int64:
+    x = A[i]
+    for i in range(2):
+        x += A[i]
+    return x
+'''
+
+
+def test_bug6_parameter_reused_as_loop_variable(agrees):
+    """A parameter that was otherwise only a range-loop variable was taken for
+    provably non-negative, so A[i] with i == -1 before the loop read the
+    element before A[0]. Python: A[-1] + A[0] + A[1] == 43. A is the tail of
+    a larger array, so the bad read is deterministic (77, giving 80)."""
+    agrees(KB6, "param_loop_var", lambda: [np.array([99, 99, 77, 1, 2, 3, 40], np.int64)[3:], np.int64(-1)])
+
+
+KB7 = '''from pydd import *
+
+
+def setv(A: Array(int64), v: int64) -> int64:
+    A[0] = v
+    return v
+
+
+def raise_then_call(A: Array(int64), z: int64) -> int64:
+    return max(7 // z, setv(A, 9))
+'''
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="BUG: an argument that may raise (7 // z) is not ordered before a later "
+                          "argument with effects: max(7 // z, setv(A, 9)) with z == 0 runs setv "
+                          "(A[0] = 9) before raising ZeroDivisionError; Python raises first")
+def test_bug7_exception_before_later_argument(tmp_path):
+    src = tmp_path / "kb7.pydd"
+    src.write_text(KB7)
+    ref = pydd.load_python(src, "kb7_ref")
+    A = np.zeros(3, np.int64)
+    with pytest.raises(ZeroDivisionError):
+        ref.raise_then_call(A, 0)  # a Python int: 7 // 0 raises in the reference too
+    assert A.tolist() == [0, 0, 0]
+    for opt in OPTS:
+        mod = pydd.compile(src, out_dir=tmp_path / f"out{opt}", opt=opt)
+        A = np.zeros(3, np.int64)
+        with pytest.raises(ZeroDivisionError):
+            mod.raise_then_call(A, 0)
+        assert A.tolist() == [0, 0, 0], f"-O{opt}: setv ran before 7 // 0 raised: A == {A.tolist()}"
