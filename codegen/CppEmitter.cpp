@@ -285,11 +285,31 @@ class FunctionEmitter {
     return found;
   }
 
+  /// Whether evaluating `e` may raise: a division, a power or a shift (by
+  /// zero, to a negative exponent or count), a checked index, any call.
+  bool mayRaise(const Expr& e) const {
+    if (auto* b = dyn_cast<Binary>(&e)) {
+      switch (b->op) {
+        case BinaryOp::Div:
+        case BinaryOp::FloorDiv:
+        case BinaryOp::Mod:
+        case BinaryOp::Pow:
+        case BinaryOp::Shl:
+        case BinaryOp::Shr: return true;
+        default: break;
+      }
+    }
+    if (e.kind == ExprKind::Call || (Opts.boundsCheck && e.kind == ExprKind::Index)) return true;
+    bool found = false;
+    forEachChild(const_cast<Expr&>(e), [&](ExprPtr& c) { found = found || mayRaise(*c); });
+    return found;
+  }
+
   /// Renders operands so that they are evaluated left to right, as in
   /// Python. C++ leaves the order of function arguments and of most
   /// operands unspecified; where it could be observed (an operand with
-  /// effects beside one that has effects or reads elements), the operands
-  /// are first evaluated into temporaries, in order, inside a lambda.
+  /// effects beside one that has effects, reads elements or may raise), the
+  /// operands are first evaluated into temporaries, in order, in a lambda.
   std::string sequenced(const std::vector<const Expr*>& operands,
                         const std::function<std::string(const std::vector<std::string>&)>& combine) {
     std::vector<std::string> texts;
@@ -299,7 +319,8 @@ class FunctionEmitter {
       if (operands[i]->kind == ExprKind::TupleLit) return combine(texts);  // a shape: braced list
       if (!hasEffects(*operands[i])) continue;
       for (size_t j = 0; j < operands.size(); ++j)
-        if (j != i && (hasEffects(*operands[j]) || readsElements(*operands[j]))) observed = true;
+        if (j != i && (hasEffects(*operands[j]) || readsElements(*operands[j]) || mayRaise(*operands[j])))
+          observed = true;
       effects = true;
     }
     if (!effects || !observed) return combine(texts);
