@@ -131,6 +131,18 @@ def lit_value(code):
         return None
 
 
+_CONST_NAMES = {"abs": abs, "min": min, "max": max, "int32": int, "int64": int, "float32": float,
+                "float64": float}
+
+
+def is_const_zero(code):
+    """The expression is a constant zero (literals, typed zeros, conversions)."""
+    try:
+        return eval(code, {"__builtins__": {}}, dict(_CONST_NAMES)) == 0  # noqa: S307
+    except Exception:  # noqa: BLE001
+        return False
+
+
 def par(e, need):
     """e's code, parenthesized if its precedence is below `need`."""
     return e.code if e.prec >= need else f"({e.code})"
@@ -387,6 +399,8 @@ class FuncGen:
         opts += [("lit", 3)]
         if self.calls_left > 0 and self.callable(want, finite):
             opts += [("call", 3)]
+        if self.calls_left > 0 and not self.noreads and self.array_makers(want):
+            opts += [("callelem", 1)]
         choice = self.weighted(opts)
         if choice == "var":
             v = self.r.choice(vs)
@@ -404,6 +418,17 @@ class FuncGen:
             return E(f"{ty}()", ty, 0)
         if choice == "call":
             return self.call_expr(want, finite)
+        if choice == "callelem":
+            # an element of an array a call returns: g(...)[i, j]
+            g = self.r.choice(self.array_makers(want))
+            self.calls_left -= 1
+            self.cost += g.cost * self.mult
+            if g.writes:
+                self.f.writes = True
+            elem, ndim, _ = ARRAY_KINDS[g.ret]
+            mins = (MIN_LEN_1D,) if ndim == 1 else (MIN_ROWS, MIN_COLS)
+            idx = ", ".join(str(self.r.randint(-m, m - 1)) for m in mins)
+            return E(f"{g.name}({', '.join(self.call_args(g))})[{idx}]", elem, ELEM_BOUND, pure=False)
         if want == "float" or (want == "num" and self.chance(0.4)):
             return self.float_lit()
         return self.int_lit()
@@ -495,6 +520,12 @@ class FuncGen:
                 if g.ret in NUM_TYPES and (want == "num" or kind(g.ret) == want)
                 and (g.ret_finite or not finite) and self.args_possible(g)
                 and g.cost * self.mult + self.cost < self.MAX_COST]
+
+    def array_makers(self, want):
+        """Callees returning an array whose elements are of kind want."""
+        return [g for g in self.callees
+                if g.ret in ARRAY_KINDS and (want == "num" or kind(ARRAY_KINDS[g.ret][0]) == want)
+                and self.args_possible(g) and g.cost * self.mult + self.cost < self.MAX_COST]
 
     def args_possible(self, g):
         return all(t not in ARRAY_KINDS or self.arrays_of(lambda a: a.kind == t) for _, t in g.params)
@@ -736,6 +767,8 @@ class FuncGen:
             a, b = self.strong(a, b.ty), self.strong(b, a.ty)
             ty, lit = self.result_type(a, b)
         bound = a.bound + b.bound if op != "*" else a.bound * b.bound
+        if op == "-" and 8 in self.avoid and kind(ty) == "float" and is_const_zero(a.code):
+            op = "+"  # g++ folds 0.0 - (double)i into -(double)i: -0.0 for i == 0 (bug 8)
         p = BINOP_PREC[op]
         e = E(f"{par(a, p)} {op} {par(b, p + 1)}", ty, bound, p, lit=lit,
               finite=a.finite and b.finite, pure=a.pure and b.pure)
@@ -1433,8 +1466,8 @@ class FuncGen:
 # Compiler bugs this fuzzer found that are still open, by number (see
 # test_fuzz.py and README.md). The generator steers clear of their patterns,
 # so that the default seeds pass and a campaign finds new bugs; the code for
-# the fixed bugs 1-4 and 6 (243e017, 36076aa) stays, in case they come back.
-OPEN_BUGS = frozenset({7})
+# the fixed bugs 1-4, 6 and 7 (36076aa, 6287e14) stays, in case they come back.
+OPEN_BUGS = frozenset({8})
 
 
 def avoided_bugs():

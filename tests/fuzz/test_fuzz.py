@@ -17,8 +17,8 @@ and both outcomes; `python3 tests/fuzz/gen.py --seed N` prints the kernel
 again and `python3 tests/fuzz/gen.py --check N` re-checks it.
 
 The test_bug* tests at the end are the reduced kernels of the compiler bugs
-the fuzzer found. Bugs 1-6 are fixed (bug 5 in 243e017, the others in
-36076aa): plain regression tests. An open bug's test is marked
+the fuzzer found. Bugs 1-7 are fixed (bug 5 in 243e017, bug 7 in 6287e14,
+the others in 36076aa): plain regression tests. An open bug's test is marked
 xfail(strict=True, reason="BUG: ..."), and its number is in gen.OPEN_BUGS
 when the generator has to steer clear of its pattern for the default seeds
 to pass; once it is fixed the test XPASSes, and the marker and the
@@ -298,11 +298,10 @@ def raise_then_call(A: Array(int64), z: int64) -> int64:
 '''
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="BUG: an argument that may raise (7 // z) is not ordered before a later "
-                          "argument with effects: max(7 // z, setv(A, 9)) with z == 0 runs setv "
-                          "(A[0] = 9) before raising ZeroDivisionError; Python raises first")
 def test_bug7_exception_before_later_argument(tmp_path):
+    """An argument that may raise (7 // z) was not ordered before a later
+    argument with effects: max(7 // z, setv(A, 9)) with z == 0 ran setv
+    (A[0] = 9) before raising ZeroDivisionError (fixed in 6287e14)."""
     src = tmp_path / "kb7.pydd"
     src.write_text(KB7)
     ref = pydd.load_python(src, "kb7_ref")
@@ -316,3 +315,19 @@ def test_bug7_exception_before_later_argument(tmp_path):
         with pytest.raises(ZeroDivisionError):
             mod.raise_then_call(A, 0)
         assert A.tolist() == [0, 0, 0], f"-O{opt}: setv ran before 7 // 0 raised: A == {A.tolist()}"
+
+
+KB8 = '''from pydd import *
+
+
+def zero_minus_int(x: int64) -> float64:
+    return 0.0 - x
+'''
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="BUG: 0.0 - x for an integer x == 0 gives -0.0 (Python: 0.0): pyddc emits "
+                          "0.0 - static_cast<double>(x) and g++ 12 folds that into -(double)x at every "
+                          "-O level (clang does not; -frounding-math stops it)")
+def test_bug8_zero_minus_converted_int(agrees):
+    agrees(KB8, "zero_minus_int", lambda: [np.int64(0)])
