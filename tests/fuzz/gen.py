@@ -220,6 +220,7 @@ class FuncGen:
         self.calls_left = self.r.randint(1, 5)
         self.noreads = False      # no array element reads (see restricted())
         self.noraise = False      # no divisions that may raise ZeroDivisionError
+        self.pfor = None          # (array, loop variable) inside a pfor body
 
     # -- names and environment ------------------------------------------------
 
@@ -448,7 +449,7 @@ class FuncGen:
         if dim == 0:
             forms += [f"len({a.name})"] * 2
         if dim == a.ndim - 1:
-            forms.append(f"shape({a.name}, -1)")
+            forms += [f"shape({a.name}, -1)", f"{a.name}.shape[-1]"]
         return E(self.r.choice(forms), "int64", bound)
 
     def min_extent(self, a, dim):
@@ -512,6 +513,11 @@ class FuncGen:
         return E(f"{par(a, p)} {op} {par(b, p + 1)}", ty, bound, p, lit=lit)
 
     def elem_read(self, a):
+        if self.pfor and a.kind == self.pfor[0].kind:
+            # In a pfor over T, T (or an array that may be T) is read at [i] only.
+            t, i = self.pfor
+            idx = i if a.name == t.name else f"{i} % len({a.name})"
+            return E(f"{a.name}[{idx}]", a.elem, ELEM_BOUND)
         idx = ", ".join(self.index(a, d) for d in range(a.ndim))
         return E(f"{a.name}[{idx}]", a.elem, ELEM_BOUND)
 
@@ -1267,6 +1273,38 @@ class FuncGen:
         k = self.r.choice((5, 7, 10))
         return E(f"{par(e, PREC_MUL)} % {k}", e.ty, k, PREC_MUL, pure=e.pure)
 
+    def stmt_pfor(self):
+        """pfor i in range(len(T)): T[i] = f(i, T[i], scalars, other arrays).
+
+        Iterations are independent (pfor may run them in any order): the body
+        writes only T[i], reads T (and any array that may be T) at [i] only,
+        assigns no scalar, calls nothing and raises nothing."""
+        t = self.r.choice(self.arrays_of(lambda a: a.ndim == 1))
+        i = self.fresh("i")
+        self.f.writes = True
+        ext = self.r.choice((f"len({t.name})", f"shape({t.name}, 0)", f"{t.name}.shape[0]"))
+        self.emit(f"pfor {i} in range({ext}):")
+        self.indent += 1
+        self.scopes.append({i: Var(i, "int64", MAX_LEN_1D, assignable=False)})
+        self.pfor = (t, i)
+        saved = self.mult
+        self.mult *= MAX_LEN_1D
+        with self.restricted(calls=False, raises=False):
+            for _ in range(self.r.randint(1, 2)):
+                e = self.gen_num("num" if self.chance(0.4) else kind(t.elem), 3, True)
+                e = self.reduce(e, ELEM_BOUND if self.chance(0.7) else 100)
+                if e.ty == "float32" and kind(t.elem) == "int":
+                    e = self.conv(e, "float64")
+                if self.chance(0.7):
+                    self.emit(f"{t.name}[{i}] = {e.code}")
+                else:
+                    self.emit(f"{t.name}[{i}] += {e.code}")
+                    self.emit(f"{t.name}[{i}] %= {'97.0' if kind(t.elem) == 'float' else '97'}")
+        self.mult = saved
+        self.pfor = None
+        self.scopes.pop()
+        self.indent -= 1
+
     def stmt_foreach(self, depth):
         arrs = self.arrays_of(lambda a: a.ndim == 1)
         if not arrs:
@@ -1371,6 +1409,8 @@ class FuncGen:
                 ("call", 3), ("print", 1)]
         if depth < 3 and self.mult < 200:
             opts += [("if", 6), ("for", 4), ("while", 2), ("foreach", 2)]
+            if self.pfor is None and self.arrays_of(lambda a: a.ndim == 1):
+                opts += [("pfor", 1)]
         elif depth < 4:
             opts += [("if", 4)]
         if self.loop_depth > 0:
@@ -1404,6 +1444,8 @@ class FuncGen:
             self.stmt_while(depth)
         elif choice == "foreach":
             self.stmt_foreach(depth)
+        elif choice == "pfor":
+            self.stmt_pfor()
         elif choice == "arrassign":
             self.stmt_local_array_assign()
         elif choice in ("break", "continue"):
