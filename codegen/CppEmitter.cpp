@@ -251,7 +251,16 @@ class FunctionEmitter {
       const std::string &l = v[0], &r = v[1];
       switch (b.op) {
         case BinaryOp::Add: return t + "(" + l + " + " + r + ")";
-        case BinaryOp::Sub: return t + "(" + l + " - " + r + ")";
+        case BinaryOp::Sub:
+          // g++ 12 folds 0.0 - (double)i into -(double)i, which is -0.0 for
+          // i == 0 where IEEE and Python give +0.0 (and it drops the + 0.0
+          // of -(double)i + 0.0 the same way). Testing the integer first
+          // gives the same values and survives its folding.
+          if (b.type.isFloat() && isPositiveZero(*b.lhs)) {
+            if (auto* c = dyn_cast<Cast>(b.rhs.get()); c && !c->operand->type.isFloat() && !hasEffects(*c->operand))
+              return "(" + expr(*c->operand) + " == 0 ? " + t + "(0) : " + t + "(-" + r + "))";
+          }
+          return t + "(" + l + " - " + r + ")";
         case BinaryOp::Mul: return t + "(" + l + " * " + r + ")";
         case BinaryOp::Div: return "pydd::truediv(" + l + ", " + r + ")";
         case BinaryOp::FloorDiv: return "pydd::floordiv(" + l + ", " + r + ")";
@@ -265,6 +274,13 @@ class FunctionEmitter {
       }
       return std::string();
     });
+  }
+
+  static bool isPositiveZero(const Expr& e) {
+    if (auto* c = dyn_cast<Cast>(&e)) return isPositiveZero(*c->operand);
+    if (auto* f = dyn_cast<FloatLit>(&e)) return f->value == 0 && !std::signbit(f->value);
+    if (auto* i = dyn_cast<IntLit>(&e)) return i->value == 0;
+    return false;
   }
 
   /// Whether evaluating `e` may write memory or print: it calls a kernel
