@@ -17,8 +17,8 @@ and both outcomes; `python3 tests/fuzz/gen.py --seed N` prints the kernel
 again and `python3 tests/fuzz/gen.py --check N` re-checks it.
 
 The test_bug* tests at the end are the reduced kernels of the compiler bugs
-the fuzzer found. Bugs 1-7 are fixed (bug 5 in 243e017, bug 7 in 6287e14,
-the others in 36076aa): plain regression tests. An open bug's test is marked
+the fuzzer found. All eight are fixed (bug 5 in 243e017, bug 7 in 6287e14,
+bug 8 in 015509c, the others in 36076aa): plain regression tests. An open bug's test is marked
 xfail(strict=True, reason="BUG: ..."), and its number is in gen.OPEN_BUGS
 when the generator has to steer clear of its pattern for the default seeds
 to pass; once it is fixed the test XPASSes, and the marker and the
@@ -325,9 +325,8 @@ def zero_minus_int(x: int64) -> float64:
 '''
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="BUG: 0.0 - x for an integer x == 0 gives -0.0 (Python: 0.0): pyddc emits "
-                          "0.0 - static_cast<double>(x) and g++ 12 folds that into -(double)x at every "
-                          "-O level (clang does not; -frounding-math stops it)")
 def test_bug8_zero_minus_converted_int(agrees):
+    """0.0 - x for an integer x == 0 gave -0.0 (Python: 0.0): pyddc emitted
+    0.0 - static_cast<double>(x), which g++ 12 folds into -(double)x at every
+    -O level (fixed in 015509c)."""
     agrees(KB8, "zero_minus_int", lambda: [np.int64(0)])
