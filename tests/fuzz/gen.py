@@ -455,7 +455,7 @@ class FuncGen:
     def min_extent(self, a, dim):
         return MIN_LEN_1D if a.ndim == 1 else (MIN_ROWS, MIN_COLS)[dim]
 
-    def index(self, a, dim, callfree=False, noread=False):
+    def index(self, a, dim, callfree=False, noread=False, calls=False):
         """An index into axis dim of array a that is always in range.
 
         callfree: no calls at all, not even len()/abs() (pyddc rejects calls
@@ -482,7 +482,7 @@ class FuncGen:
         if callfree:
             e = self.callfree_int(2, noread)
         else:
-            e = self.gen("int", depth=1, finite=True, calls=False)
+            e = self.gen("int", depth=1, finite=True, calls=calls)
         if e.ty == "int32" and e.bound >= 2**30:
             e = self.reduce(e, 1000)
         if self.chance(0.7):
@@ -1099,11 +1099,24 @@ class FuncGen:
         a = self.r.choice(arrs)
         self.f.writes = True
         if self.chance(0.3):
-            # Augmented: pyddc rejects calls in the index. An index reading
-            # array elements is re-evaluated after the value (bug 1, while open).
+            # Augmented. Before 36076aa pyddc rejected calls (even len()) in the
+            # index, and re-evaluated an index reading array elements after the
+            # value (bug 1, while open).
             noread = 1 in self.avoid or self.chance(0.5)
-            idx = ", ".join(self.index(a, d, callfree=True, noread=noread) for d in range(a.ndim))
-            op = self.r.choice(("+=", "-=", "*=", "+=", "//=", "%="))
+            if 1 in self.avoid or self.chance(0.5):
+                idx = ", ".join(self.index(a, d, callfree=True, noread=noread) for d in range(a.ndim))
+            else:
+                with self.restricted(raises=False):
+                    idx = ", ".join(self.index(a, d, calls=self.chance(0.3)) for d in range(a.ndim))
+                noread = False  # the index may read what the value's calls write
+            if noread:
+                op = self.r.choice(("+=", "-=", "*=", "+=", "//=", "%="))
+            else:
+                # No `A[idx] %= K` can follow (idx may read the element just
+                # written), so only growth by small steps: a float grown out of
+                # int32 range would be stored differently (NumPy's setitem wraps
+                # through int64, a cast gives INT_MIN), and NumPy does not flag it.
+                op = self.r.choice(("+=", "-=", "//=", "%="))
             if op in ("//=", "%="):
                 # A[i] //= f() reads A[i] after calling f (bug 3, while open)
                 with self.restricted(calls=3 not in self.avoid):
@@ -1114,7 +1127,7 @@ class FuncGen:
                 self.emit(f"{a.name}[{idx}] {op} {par(d, PREC_COND)}")
                 return
             e = self.gen_num("num" if self.chance(0.4) else kind(a.elem), 2, True)
-            e = self.reduce(e, 100 if op == "*=" else ELEM_BOUND)
+            e = self.reduce(e, 100 if op == "*=" or not noread else ELEM_BOUND)
             if e.ty == "float32" or (e.lit and kind(a.elem) == "int" and kind(e.ty) == "float"):
                 e = self.conv(e, "float64") if not e.lit else e
             self.emit(f"{a.name}[{idx}] {op} {e.code}")
