@@ -1256,7 +1256,11 @@ class FuncGen:
         if pre:
             self.emit(f"{name} = 0")
         self.emit(f"for {name} in {rng}:")
-        var = Var(name, "int64", bound, assignable=self.chance(0.1), safe_for=safe)
+        # An assignable loop variable is never a safe index: an assignment
+        # later in the body (say in a nested loop) is seen by the statements
+        # before it on the next pass.
+        assignable = self.chance(0.1)
+        var = Var(name, "int64", bound, assignable=assignable, safe_for=[] if assignable else safe)
         self.indent += 1
         self.scopes.append({name: var})
         self.loop_body_noscope(depth, trips)
