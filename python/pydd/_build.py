@@ -27,13 +27,18 @@ class CompileError(Exception):
 
 
 def find_pyddc():
-    """The pyddc executable: $PYDDC, else ``pyddc`` on PATH, else the build tree's."""
-    exe = os.environ.get("PYDDC") or shutil.which("pyddc")
+    """The pyddc executable: $PYDDC, else the build of the checkout this
+    package belongs to, else ``pyddc`` on PATH (which may be another
+    checkout's build)."""
+    exe = os.environ.get("PYDDC")
     if exe:
         return exe
     local = Path(__file__).resolve().parents[2] / "build" / "bin" / "pyddc"
     if local.is_file():
         return str(local)
+    exe = shutil.which("pyddc")
+    if exe:
+        return exe
     raise CompileError(f"pyddc not found: set PYDDC, put pyddc on PATH or build {local}")
 
 
