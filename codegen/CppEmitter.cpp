@@ -547,7 +547,12 @@ class FunctionEmitter {
     line(depth, "}");
   }
 
-  std::string var(const std::string& name) const { return cxxVariable(M, F, name); }
+  /// The C++ name of a pydd variable, computed once per variable.
+  const std::string& var(const std::string& name) {
+    auto [it, added] = VarNames.try_emplace(name);
+    if (added) it->second = cxxVariable(M, F, name);
+    return it->second;
+  }
 
   const Module& M;
   const Function& F;
@@ -556,6 +561,7 @@ class FunctionEmitter {
   std::set<std::string> Indexed;
   std::set<std::string> Used;
   std::map<std::string, std::string> Views;
+  std::map<std::string, std::string> VarNames;
   std::string Out;
   unsigned NextTemp = 0;
 };

@@ -27,8 +27,4 @@ void Diagnostics::error(SourceLoc loc, const llvm::Twine& message) {
   report(loc, llvm::SourceMgr::DK_Error, message);
 }
 
-void Diagnostics::note(SourceLoc loc, const llvm::Twine& message) {
-  report(loc, llvm::SourceMgr::DK_Note, message);
-}
-
 }  // namespace pydd

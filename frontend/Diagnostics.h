@@ -17,7 +17,6 @@ class Diagnostics {
   Diagnostics(std::string path, std::unique_ptr<llvm::MemoryBuffer> source);
 
   void error(SourceLoc loc, const llvm::Twine& message);
-  void note(SourceLoc loc, const llvm::Twine& message);
   unsigned errorCount() const { return Errors; }
 
   llvm::StringRef source() const;

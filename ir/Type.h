@@ -57,8 +57,6 @@ class Type {
   bool isFloat() const {
     return isScalar() && (Elem == ScalarKind::Float32 || Elem == ScalarKind::Float64);
   }
-  /// Bool or a number: what arithmetic and conditions accept.
-  bool isNumeric() const { return isScalar(); }
 
   /// The scalar kind of a scalar, or the element kind of an array.
   ScalarKind elem() const { return Elem; }
