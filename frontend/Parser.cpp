@@ -158,7 +158,8 @@ class Lowerer {
     }
     Type t = parseTypeText(text(n));
     if (t.isUnknown())
-      error(n, "unknown type '" + text(n) + "'; expected bool, int32, int64, float32, float64 or Array(T, n)");
+      error(n, "unknown type '" + text(n) +
+                   "'; expected bool, int32, int64, float32, float64, Array(T, n), List(T), Dict(K, V) or Heap(T)");
     return t;
   }
 
@@ -783,19 +784,54 @@ bool findSyntaxError(TSNode n, TSNode& bad) {
 
 }  // namespace
 
-Type parseTypeText(llvm::StringRef text) {
-  text = text.trim();
-  ScalarKind s;
-  if (parseScalarName(text.str(), s)) return Type::scalar(s);
-  if (!text.consume_front("Array")) return Type();
+namespace {
+
+/// Recursive descent over the annotation grammar:
+///   type := scalar | Array(scalar[, rank]) | List(type) | Dict(type, type)
+///         | Heap(type[, type])
+Type parseTypePrefix(llvm::StringRef& text) {
   text = text.ltrim();
-  if (!text.consume_front("(") || !text.consume_back(")")) return Type();
-  auto [elemText, rankText] = text.split(',');
-  if (!parseScalarName(elemText.trim().str(), s)) return Type();
+  size_t n = 0;
+  while (n < text.size() && (llvm::isAlnum(text[n]) || text[n] == '_')) ++n;
+  std::string name = text.take_front(n).str();
+  text = text.drop_front(n).ltrim();
+  ScalarKind s;
+  if (parseScalarName(name, s)) return Type::scalar(s);
+  if (name != "Array" && name != "List" && name != "Dict" && name != "Heap") return Type();
+  if (!text.consume_front("(")) return Type();
+  std::vector<Type> args;
   unsigned rank = 1;
-  rankText = rankText.trim();
-  if (!rankText.empty() && (rankText.getAsInteger(10, rank) || rank < 1 || rank > 8)) return Type();
-  return Type::array(s, static_cast<int>(rank));
+  for (;;) {
+    text = text.ltrim();
+    if (name == "Array" && args.size() == 1) {
+      size_t d = 0;
+      while (d < text.size() && llvm::isDigit(text[d])) ++d;
+      if (d == 0 || text.take_front(d).getAsInteger(10, rank) || rank < 1 || rank > 8) return Type();
+      text = text.drop_front(d);
+    } else {
+      Type t = parseTypePrefix(text);
+      if (t.isUnknown()) return Type();
+      args.push_back(std::move(t));
+    }
+    text = text.ltrim();
+    if (text.consume_front(")")) break;
+    if (!text.consume_front(",")) return Type();
+  }
+  if (name == "Array") {
+    if (args.size() != 1 || !args[0].isScalar()) return Type();
+    return Type::array(args[0].elem(), static_cast<int>(rank));
+  }
+  if (name == "List") return args.size() == 1 ? Type::list(args[0]) : Type();
+  if (name == "Dict") return args.size() == 2 ? Type::dict(args[0], args[1]) : Type();
+  if (args.empty() || args.size() > 2) return Type();
+  return Type::heap(args[0], args.size() == 2 ? args[1] : Type());
+}
+
+}  // namespace
+
+Type parseTypeText(llvm::StringRef text) {
+  Type t = parseTypePrefix(text);
+  return text.trim().empty() ? t : Type();
 }
 
 std::unique_ptr<Module> parseModule(Diagnostics& diag, const std::string& moduleName) {

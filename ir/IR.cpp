@@ -11,6 +11,7 @@ const char* spelling(BinaryOp op) {
     case BinaryOp::FloorDiv: return "//";
     case BinaryOp::Mod: return "%";
     case BinaryOp::Pow: return "**";
+    case BinaryOp::MatMul: return "@";
     case BinaryOp::BitAnd: return "&";
     case BinaryOp::BitOr: return "|";
     case BinaryOp::BitXor: return "^";
@@ -27,6 +28,8 @@ const char* spelling(CmpOp op) {
     case CmpOp::Gt: return ">";
     case CmpOp::Ge: return ">=";
     case CmpOp::Eq: return "==";
+    case CmpOp::In: return "in";
+    case CmpOp::NotIn: return "not in";
     case CmpOp::Ne: return "!=";
   }
   return "?";

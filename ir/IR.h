@@ -33,7 +33,7 @@ struct SourceLoc {
 enum class ExprKind {
   IntLit, FloatLit, BoolLit, StrLit, Var,
   Unary, Binary, Compare, Logical, Not, Select,
-  Call, Index, Attribute, Cast, TupleLit,
+  Call, Index, Attribute, Cast, TupleLit, Slice, DictLit,
 };
 
 struct Expr {
@@ -76,7 +76,7 @@ struct Unary : Expr {
   ExprPtr operand;
 };
 
-enum class BinaryOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, BitAnd, BitOr, BitXor, Shl, Shr };
+enum class BinaryOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul, BitAnd, BitOr, BitXor, Shl, Shr };
 /// The operator as written in pydd source: "+", "//", "**"...
 const char* spelling(BinaryOp op);
 
@@ -87,7 +87,7 @@ struct Binary : Expr {
   ExprPtr lhs, rhs;
 };
 
-enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne };
+enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne, In, NotIn };
 /// "<", "<=", ...
 const char* spelling(CmpOp op);
 /// A comparison chain `a < b <= c`: each operand is evaluated at most once
@@ -131,9 +131,14 @@ struct Call : Expr {
   std::vector<KeywordArg> keywords;   // moved into args by sema
   CallTarget target = CallTarget::Unresolved;
   const LibraryFunction* library = nullptr;  // CallTarget::Library
+  /// Written as a method, `x.sum(1)`: args[0] is the receiver `x`.
+  bool isMethod = false;
 };
 
-/// Element access `A[i, j]` (one index per dimension).
+/// Subscript `A[i, j]`, `A[i, :]`, `A[a:b:s]`, `L[i]`, `d[k]`. With one
+/// integer index per dimension it is an element; with slices or fewer
+/// indices than dimensions it is a view that aliases A (NumPy's basic
+/// indexing).
 struct Index : Expr {
   Index(SourceLoc l, ExprPtr b) : Expr(ExprKind::Index, l), base(std::move(b)) {}
   ExprPtr base;
@@ -152,11 +157,21 @@ struct Cast : Expr {
   Type target;  // kept apart from `type`, which inference may reset
   ExprPtr operand;
 };
-/// `(a, b)` or `[a, b]`: shapes and the right-hand side of tuple assignment.
+/// `(a, b)` or `[a, b]`: a tuple, a List literal, or a shape.
 struct TupleLit : Expr {
   TupleLit(SourceLoc l, bool list) : Expr(ExprKind::TupleLit, l), isList(list) {}
   std::vector<ExprPtr> elems;
   bool isList;
+};
+/// `start:stop:step` inside a subscript; each part may be omitted (null).
+struct Slice : Expr {
+  explicit Slice(SourceLoc l) : Expr(ExprKind::Slice, l) {}
+  ExprPtr start, stop, step;
+};
+/// `{k1: v1, k2: v2}` (a Dict literal).
+struct DictLit : Expr {
+  explicit DictLit(SourceLoc l) : Expr(ExprKind::DictLit, l) {}
+  std::vector<ExprPtr> keys, values;
 };
 
 // ----------------------------------------------------------------------------
@@ -185,6 +200,9 @@ struct Assign : Stmt {
   std::vector<ExprPtr> targets;  // VarRef or Index
   ExprPtr value;                 // null for a bare declaration
   Type declared;                 // from an annotation or a `# type:` comment
+  /// `x op= v` lowered to `x = x op v`: for an array x, NumPy updates the
+  /// array in place, which aliases see.
+  bool augmented = false;
 };
 struct ExprStmt : Stmt {
   ExprStmt(SourceLoc l, ExprPtr e) : Stmt(StmtKind::ExprStmt, l), expr(std::move(e)) {}
@@ -292,6 +310,8 @@ PYDD_EXPR_TRAITS(Index, Index)
 PYDD_EXPR_TRAITS(Attribute, Attribute)
 PYDD_EXPR_TRAITS(Cast, Cast)
 PYDD_EXPR_TRAITS(TupleLit, TupleLit)
+PYDD_EXPR_TRAITS(Slice, Slice)
+PYDD_EXPR_TRAITS(DictLit, DictLit)
 #undef PYDD_EXPR_TRAITS
 #define PYDD_STMT_TRAITS(Class, Kind) \
   template <> struct NodeTraits<Class> { static bool is(const Stmt& s) { return s.kind == StmtKind::Kind; } };

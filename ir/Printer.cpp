@@ -17,7 +17,8 @@ int binaryPrec(BinaryOp op) {
     case BinaryOp::Mul:
     case BinaryOp::Div:
     case BinaryOp::FloorDiv:
-    case BinaryOp::Mod: return PMul;
+    case BinaryOp::Mod:
+    case BinaryOp::MatMul: return PMul;
     case BinaryOp::Pow: return PPow;
     case BinaryOp::BitAnd: return PBitAnd;
     case BinaryOp::BitOr: return PBitOr;
@@ -160,10 +161,19 @@ class Printer {
       }
       case ExprKind::Call: {
         auto& c = static_cast<const Call&>(e);
+        size_t first = 0;
+        if (c.isMethod && !c.args.empty()) {
+          expr(*c.args[0], PAtom);
+          out += ".";
+          first = 1;
+        }
         out += c.callee + "(";
-        list(c.args);
+        for (size_t i = first; i < c.args.size(); ++i) {
+          if (i > first) out += ", ";
+          expr(*c.args[i]);
+        }
         for (size_t i = 0; i < c.keywords.size(); ++i) {
-          if (i || !c.args.empty()) out += ", ";
+          if (i || c.args.size() > first) out += ", ";
           out += c.keywords[i].name + "=";
           expr(*c.keywords[i].value);
         }
@@ -195,6 +205,29 @@ class Printer {
         list(t.elems);
         if (!t.isList && t.elems.size() == 1) out += ",";
         out += t.isList ? "]" : ")";
+        return;
+      }
+      case ExprKind::Slice: {
+        auto& sl = static_cast<const Slice&>(e);
+        if (sl.start) expr(*sl.start);
+        out += ":";
+        if (sl.stop) expr(*sl.stop);
+        if (sl.step) {
+          out += ":";
+          expr(*sl.step);
+        }
+        return;
+      }
+      case ExprKind::DictLit: {
+        auto& d = static_cast<const DictLit&>(e);
+        out += "{";
+        for (size_t i = 0; i < d.keys.size(); ++i) {
+          if (i) out += ", ";
+          expr(*d.keys[i]);
+          out += ": ";
+          expr(*d.values[i]);
+        }
+        out += "}";
         return;
       }
     }

@@ -51,6 +51,13 @@ std::string Type::str() const {
     case Kind::Scalar: return scalarName(Elem);
     case Kind::Array:
       return std::string("Array(") + scalarName(Elem) + ", " + std::to_string(Rank) + ")";
+    case Kind::List:
+    case Kind::Dict:
+    case Kind::Heap: {
+      std::string s = K == Kind::List ? "List(" : K == Kind::Dict ? "Dict(" : "Heap(";
+      for (size_t i = 0; i < Elems.size(); ++i) s += (i ? ", " : "") + Elems[i].str();
+      return s + ")";
+    }
     case Kind::Tuple: {
       std::string s = "(";
       for (size_t i = 0; i < Elems.size(); ++i) s += (i ? ", " : "") + Elems[i].str();

@@ -1,8 +1,9 @@
 // Types of the pydd IR.
 //
 // A Type is a small value: a scalar kind, an array (element kind and rank),
-// a tuple of types, a string literal (only as a print argument), void, or
-// unknown (not inferred yet). Equality is structural.
+// a tuple of types, a container (List(T), Dict(K, V), Heap(T) or the
+// key-value Heap(K, V)), a string literal (only as a print argument), void,
+// or unknown (not inferred yet). Equality is structural.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,7 @@ enum class ScalarKind : uint8_t { Bool, Int32, Int64, Float32, Float64 };
 
 class Type {
  public:
-  enum class Kind : uint8_t { Unknown, Void, Scalar, Array, Tuple, String };
+  enum class Kind : uint8_t { Unknown, Void, Scalar, Array, Tuple, String, List, Dict, Heap };
 
   Type() = default;
   static Type unknown() { return Type(); }
@@ -42,6 +43,24 @@ class Type {
     t.Elems = std::move(elems);
     return t;
   }
+  static Type list(Type elem) {
+    Type t(Kind::List);
+    t.Elems = {std::move(elem)};
+    return t;
+  }
+  static Type dict(Type key, Type value) {
+    Type t(Kind::Dict);
+    t.Elems = {std::move(key), std::move(value)};
+    return t;
+  }
+  /// A min-heap of keys, or with `value` a min-heap of (key, value) pairs.
+  static Type heap(Type key) { return heap(std::move(key), unknown()); }
+  static Type heap(Type key, Type value) {
+    Type t(Kind::Heap);
+    t.Elems = {std::move(key)};
+    if (!value.isUnknown()) t.Elems.push_back(std::move(value));
+    return t;
+  }
 
   Kind kind() const { return K; }
   bool isUnknown() const { return K == Kind::Unknown; }
@@ -50,6 +69,13 @@ class Type {
   bool isArray() const { return K == Kind::Array; }
   bool isTuple() const { return K == Kind::Tuple; }
   bool isString() const { return K == Kind::String; }
+  bool isList() const { return K == Kind::List; }
+  bool isDict() const { return K == Kind::Dict; }
+  bool isHeap() const { return K == Kind::Heap; }
+  bool isKeyValueHeap() const { return K == Kind::Heap && Elems.size() == 2; }
+  /// A value that lives in memory shared by every copy (arrays and
+  /// containers), as Python objects are shared by reference.
+  bool isReference() const { return isArray() || isList() || isDict() || isHeap(); }
   bool isBool() const { return isScalar() && Elem == ScalarKind::Bool; }
   bool isInteger() const {
     return isScalar() && (Elem == ScalarKind::Int32 || Elem == ScalarKind::Int64);
@@ -61,6 +87,8 @@ class Type {
   /// The scalar kind of a scalar, or the element kind of an array.
   ScalarKind elem() const { return Elem; }
   int rank() const { return Rank; }
+  /// Tuple members; List: {element}; Dict: {key, value}; Heap: {key} or
+  /// {key, value}.
   const std::vector<Type>& elems() const { return Elems; }
 
   bool operator==(const Type& o) const {
@@ -69,7 +97,8 @@ class Type {
   }
   bool operator!=(const Type& o) const { return !(*this == o); }
 
-  /// pydd spelling: `float64`, `Array(int32, 2)`, `(int64, float64)`.
+  /// pydd spelling: `float64`, `Array(int32, 2)`, `(int64, float64)`,
+  /// `List(int64)`, `Dict(int64, float64)`, `Heap(float64, int64)`.
   std::string str() const;
 
  private:

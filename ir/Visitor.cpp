@@ -51,6 +51,21 @@ void forEachChild(Expr& e, const std::function<void(ExprPtr&)>& fn) {
     case ExprKind::TupleLit:
       for (auto& el : static_cast<TupleLit&>(e).elems) fn(el);
       return;
+    case ExprKind::Slice: {
+      auto& s = static_cast<Slice&>(e);
+      for (ExprPtr* part : {&s.start, &s.stop, &s.step})
+        if (*part) fn(*part);
+      return;
+    }
+    case ExprKind::DictLit: {
+      // Python evaluates each key before its value.
+      auto& d = static_cast<DictLit&>(e);
+      for (size_t i = 0; i < d.keys.size(); ++i) {
+        fn(d.keys[i]);
+        fn(d.values[i]);
+      }
+      return;
+    }
   }
 }
 
