@@ -20,6 +20,15 @@ std::string cxxType(const Type& t) {
   if (t.isArray()) return std::string("pydd::Array<") + cxxScalarType(t.elem()) + ", " + std::to_string(t.rank()) + ">";
   if (t.isVoid()) return "void";
   if (t.isString()) return "const char*";
+  auto join = [](const std::vector<Type>& ts) {
+    std::string s;
+    for (size_t i = 0; i < ts.size(); ++i) s += (i ? ", " : "") + cxxType(ts[i]);
+    return s;
+  };
+  if (t.isList()) return "pydd::List<" + join(t.elems()) + ">";
+  if (t.isDict()) return "pydd::Dict<" + join(t.elems()) + ">";
+  if (t.isHeap()) return (t.isKeyValueHeap() ? "pydd::KVHeap<" : "pydd::Heap<") + join(t.elems()) + ">";
+  if (t.isTuple()) return "std::tuple<" + join(t.elems()) + ">";
   return "<unsupported>";
 }
 
