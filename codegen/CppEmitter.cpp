@@ -540,7 +540,7 @@ class FunctionEmitter {
       line(depth + 1, "const " + cxxType(f.iterable->type) + " " + arr + " = " + expr(*f.iterable) + ";");
       line(depth + 1, "const auto " + view + " = " + arr + ".view();");
       line(depth + 1, "for (int64_t " + i + " = 0; " + i + " < " + view + ".shape[0]; ++" + i + ") {");
-      line(depth + 2, loopVar + " = " + view + ".data[" + i + "];");
+      line(depth + 2, loopVar + " = " + view + "(" + i + ");");
     }
     block(*f.body, depth + 2);
     line(depth + 1, "}");
