@@ -10,9 +10,12 @@
 //    escapes, the C++ optimizer knows that stores through `data` cannot
 //    change `shape`, which keeps loops vectorizable even for int64 arrays.
 //
-// Arrays are C-contiguous (row-major). Element indices are int64.
+// An array has a shape and strides counted in elements (not bytes), as a
+// NumPy array does: slices and transposes are Arrays that share the buffer.
+// New arrays are C-contiguous (row-major). Element indices are int64.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -55,24 +58,54 @@ struct Buffer {
   }
 };
 
+namespace detail {
+
+/// C-order strides (in elements) of a contiguous array of this shape.
+template <int N>
+inline void contiguous_strides(const int64_t* shape, int64_t* strides) {
+  int64_t s = 1;
+  for (int k = N - 1; k >= 0; --k) {
+    strides[k] = s;
+    s *= shape[k];
+  }
+}
+
+/// NumPy's C-contiguity test: axes of length 1 may have any stride, and an
+/// empty array is contiguous.
+template <int N>
+inline bool is_c_contiguous(const int64_t* shape, const int64_t* strides) {
+  int64_t expected = 1;
+  for (int k = N - 1; k >= 0; --k) {
+    if (shape[k] == 0) return true;
+    if (shape[k] != 1) {
+      if (strides[k] != expected) return false;
+      expected *= shape[k];
+    }
+  }
+  return true;
+}
+
+}  // namespace detail
+
 template <typename T, int N>
 struct View {
   static_assert(N >= 1 && N <= kMaxRank, "array rank out of range");
   T* data;
   int64_t shape[N];
+  int64_t strides[N];  // in elements; may be 0 (broadcast) or negative
 
   int64_t size() const {
     int64_t n = 1;
     for (int k = 0; k < N; ++k) n *= shape[k];
     return n;
   }
-  /// Row-major element access; indices must already be in range.
+  /// Strided element access; indices must already be in range.
   template <typename... I>
   T& operator()(I... idx) const {
     static_assert(sizeof...(I) == N, "wrong number of indices");
     const int64_t ix[N] = {static_cast<int64_t>(idx)...};
-    int64_t off = ix[0];
-    for (int k = 1; k < N; ++k) off = off * shape[k] + ix[k];
+    int64_t off = 0;
+    for (int k = 0; k < N; ++k) off += ix[k] * strides[k];
     return data[off];
   }
 };
@@ -82,15 +115,19 @@ class Array {
   static_assert(N >= 1 && N <= kMaxRank, "array rank out of range");
 
  public:
+  using value_type = T;
+  static constexpr int rank = N;
+  using Shape = int64_t[N];
+
   Array() : data_(nullptr), owner_(nullptr) {
-    for (int k = 0; k < N; ++k) shape_[k] = 0;
+    for (int k = 0; k < N; ++k) shape_[k] = 0, strides_[k] = 1;
   }
   Array(const Array& o) : data_(o.data_), owner_(o.owner_) {
-    std::memcpy(shape_, o.shape_, sizeof(shape_));
+    copy_layout(o.shape_, o.strides_);
     if (owner_) owner_->retain();
   }
   Array(Array&& o) noexcept : data_(o.data_), owner_(o.owner_) {
-    std::memcpy(shape_, o.shape_, sizeof(shape_));
+    copy_layout(o.shape_, o.strides_);
     o.owner_ = nullptr;
     o.data_ = nullptr;
   }
@@ -102,55 +139,45 @@ class Array {
     if (owner_) owner_->release();
   }
 
-  /// Wraps memory the caller keeps alive for as long as the Array is used.
-  static Array borrow(T* data, const int64_t (&shape)[N]) {
-    Array a;
-    a.data_ = data;
-    std::memcpy(a.shape_, shape, sizeof(a.shape_));
-    return a;
+  /// Wraps C-contiguous memory the caller keeps alive for as long as the
+  /// Array is used.
+  static Array borrow(T* data, const Shape& shape) { return wrap(data, shape, nullptr, nullptr); }
+  /// Wraps strided memory (strides in elements) the caller keeps alive.
+  static Array borrow(T* data, const Shape& shape, const Shape& strides) {
+    return wrap(data, shape, strides, nullptr);
   }
-  /// Wraps memory owned by `owner`; takes over the caller's reference.
+  /// Wraps C-contiguous memory owned by `owner`; takes over the caller's
+  /// reference. (Pointers, not arrays: the bridge passes kMaxRank buffers.)
   static Array adopt(T* data, const int64_t* shape, Buffer* owner) {
-    Array a;
-    a.data_ = data;
-    std::memcpy(a.shape_, shape, sizeof(a.shape_));
-    a.owner_ = owner;
-    return a;
+    return wrap(data, shape, nullptr, owner);
   }
-  /// Uninitialized storage of the given shape (NumPy's `empty`).
-  static Array empty(const int64_t (&shape)[N]) {
-    int64_t count = 1;
-    for (int k = 0; k < N; ++k) {
-      if (shape[k] < 0) throw Error(ErrorKind::ValueError, "negative dimensions are not allowed");
-      if (shape[k] != 0 && count > INT64_MAX / 16 / shape[k])
-        throw Error(ErrorKind::MemoryError, "array is too big");
-      count *= shape[k];
-    }
-    Buffer* b = Buffer::allocate(static_cast<size_t>(count) * sizeof(T));
-    return adopt(static_cast<T*>(b->memory), shape, b);
+  /// Wraps strided memory owned by `owner`; takes over the caller's reference.
+  static Array adopt(T* data, const int64_t* shape, const int64_t* strides, Buffer* owner) {
+    return wrap(data, shape, strides, owner);
   }
-  static Array filled(const int64_t (&shape)[N], T value) {
-    Array a = empty(shape);
-    T* p = a.data_;
-    const int64_t n = a.size();
-    for (int64_t i = 0; i < n; ++i) p[i] = value;
-    return a;
-  }
-  static Array zeros(const int64_t (&shape)[N]) {
-    Array a = empty(shape);
-    std::memset(static_cast<void*>(a.data_), 0, static_cast<size_t>(a.size()) * sizeof(T));
-    return a;
-  }
-  static Array ones(const int64_t (&shape)[N]) { return filled(shape, T(1)); }
+  /// Uninitialized C-contiguous storage of the given shape (NumPy's `empty`).
+  static Array empty(const Shape& shape) { return empty_from(shape); }
+  static Array empty(const std::array<int64_t, N>& shape) { return empty_from(shape.data()); }
+  static Array filled(const Shape& shape, T value) { return fill_new(empty(shape), value); }
+  static Array filled(const std::array<int64_t, N>& shape, T value) { return fill_new(empty(shape), value); }
+  static Array zeros(const Shape& shape) { return zero_new(empty(shape)); }
+  static Array zeros(const std::array<int64_t, N>& shape) { return zero_new(empty(shape)); }
+  static Array ones(const Shape& shape) { return filled(shape, T(1)); }
+  static Array ones(const std::array<int64_t, N>& shape) { return filled(shape, T(1)); }
 
   T* data() const { return data_; }
   int64_t shape(int k) const { return shape_[k]; }
   const int64_t* shape() const { return shape_; }
+  /// Stride of axis k in elements.
+  int64_t stride(int k) const { return strides_[k]; }
+  const int64_t* strides() const { return strides_; }
   int64_t size() const {
     int64_t n = 1;
     for (int k = 0; k < N; ++k) n *= shape_[k];
     return n;
   }
+  /// C order (row-major, no gaps); axes of length <= 1 are ignored.
+  bool is_contiguous() const { return detail::is_c_contiguous<N>(shape_, strides_); }
   /// The owning buffer, or null when the memory is borrowed.
   Buffer* owner() const { return owner_; }
   /// Gives up this handle's reference without releasing it.
@@ -164,11 +191,20 @@ class Array {
     View<T, N> v;
     v.data = data_;
     std::memcpy(v.shape, shape_, sizeof(v.shape));
+    std::memcpy(v.strides, strides_, sizeof(v.strides));
     return v;
   }
   template <typename... I>
   T& operator()(I... idx) const {
     return view()(idx...);
+  }
+
+  /// Another handle on the same buffer with a different layout (a slice, a
+  /// transpose): keeps the buffer alive like a copy of this Array does.
+  template <int M>
+  Array<T, M> alias(T* data, const int64_t* shape, const int64_t* strides) const {
+    if (owner_) owner_->retain();
+    return Array<T, M>::adopt(data, shape, strides, owner_);
   }
 
   void swap(Array& o) noexcept {
@@ -182,12 +218,52 @@ class Array {
       int64_t s = shape_[k];
       shape_[k] = o.shape_[k];
       o.shape_[k] = s;
+      s = strides_[k];
+      strides_[k] = o.strides_[k];
+      o.strides_[k] = s;
     }
   }
 
  private:
+  void copy_layout(const int64_t* shape, const int64_t* strides) {
+    std::memcpy(shape_, shape, sizeof(shape_));
+    if (strides)
+      std::memcpy(strides_, strides, sizeof(strides_));
+    else
+      detail::contiguous_strides<N>(shape_, strides_);
+  }
+  static Array wrap(T* data, const int64_t* shape, const int64_t* strides, Buffer* owner) {
+    Array a;
+    a.data_ = data;
+    a.copy_layout(shape, strides);
+    a.owner_ = owner;
+    return a;
+  }
+  static Array empty_from(const int64_t* shape) {
+    int64_t count = 1;
+    for (int k = 0; k < N; ++k) {
+      if (shape[k] < 0) throw Error(ErrorKind::ValueError, "negative dimensions are not allowed");
+      if (shape[k] != 0 && count > INT64_MAX / 16 / shape[k])
+        throw Error(ErrorKind::MemoryError, "array is too big");
+      count *= shape[k];
+    }
+    Buffer* b = Buffer::allocate(static_cast<size_t>(count) * sizeof(T));
+    return wrap(static_cast<T*>(b->memory), shape, nullptr, b);
+  }
+  static Array fill_new(Array a, T value) {
+    T* p = a.data_;
+    const int64_t n = a.size();
+    for (int64_t i = 0; i < n; ++i) p[i] = value;
+    return a;
+  }
+  static Array zero_new(Array a) {
+    std::memset(static_cast<void*>(a.data_), 0, static_cast<size_t>(a.size()) * sizeof(T));
+    return a;
+  }
+
   T* data_;
   int64_t shape_[N];
+  int64_t strides_[N];
   Buffer* owner_;
 };
 
