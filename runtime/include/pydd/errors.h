@@ -19,6 +19,7 @@ enum class ErrorKind : int {
   ZeroDivisionError,
   MemoryError,
   RuntimeError,
+  KeyError,  // the message is the key's repr, as Python's KeyError shows it
 };
 
 class Error : public std::exception {

@@ -4,6 +4,7 @@
 #include "pydd/abi.h"
 #include "pydd/array.h"
 #include "pydd/builtins.h"
+#include "pydd/containers.h"
 #include "pydd/errors.h"
 #include "pydd/print.h"
 #include "pydd/scalar.h"
