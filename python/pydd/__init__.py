@@ -5,10 +5,12 @@ Two jobs:
 * Kernels start with ``from pydd import *``. The names exported here make the
   very same ``.pydd`` file run as ordinary Python with NumPy, which is the
   correctness reference for compiled code: the scalar types (``int32``,
-  ``int64``, ``float32``, ``float64``, ``double``), the ``Array(dtype, ndim)``
-  annotation and the library functions ``zeros``, ``ones``, ``empty``,
-  ``shape`` and ``ndim``. Builtins (``bool``, ``int``, ``float``, ``len``,
-  ``print``, ``range``, ``abs``, ``min``, ``max``) are never shadowed.
+  ``int64``, ``float32``, ``float64``, ``double``), the annotations
+  ``Array(dtype, ndim)``, ``List(T)``, ``Dict(K, V)``, ``Heap(T)``/``Heap(K, V)``
+  and ``Tuple(...)``, and the library functions (see ``pydd._lib``). Of the
+  builtins, ``sum``, ``min``, ``max``, ``abs``, ``any``, ``all`` and ``pow``
+  are shadowed by versions that are NumPy's on arrays and the builtins
+  otherwise; importing pydd switches NumPy to NEP 50 promotion.
 
 * :func:`load_python` runs a ``.pydd`` file as Python (after rewriting the
   Intrepydd-only syntax) and :func:`compile` builds it with ``pyddc`` and
@@ -16,20 +18,7 @@ Two jobs:
   ``compile`` would shadow the builtin.
 """
 
-from pydd._lib import Array, ArrayType, double, empty, float32, float64, int32, int64, ndim, ones, shape, zeros
-from pydd._loader import rewrite_source, load_python
+from pydd._lib import *  # noqa: F401,F403
+from pydd._lib import __all__, ArrayType, DictType, HeapType, ListType, TupleType
+from pydd._loader import rewrite_source, rewrite_tree, load_python
 from pydd._build import CompileError, compile, find_pyddc
-
-__all__ = [
-    "int32",
-    "int64",
-    "float32",
-    "float64",
-    "double",
-    "Array",
-    "zeros",
-    "ones",
-    "empty",
-    "shape",
-    "ndim",
-]

@@ -1,5 +1,6 @@
 """Running a .pydd file as plain Python (the reference for compiled code)."""
 
+import ast
 import io
 import tokenize
 import types
@@ -55,17 +56,121 @@ def rewrite_source(source):
     return "".join(lines)
 
 
+# The module-level name through which rewritten code reaches pydd._lib,
+# whatever the kernel imported.
+_LIB_NAME = "__pydd__"
+# Methods of list, dict and heap (list) values, never rewritten into calls.
+_CONTAINER_METHODS = frozenset({"append", "pop", "get", "items", "keys", "values", "insert",
+                                "extend", "remove", "clear", "index", "count", "sort", "reverse",
+                                "setdefault", "update"})
+# Names that denote modules, not values: `np.sqrt(x)` is left alone.
+_MODULE_NAMES = frozenset({"np", "numpy", "math", "pydd", "heapq", "scipy", _LIB_NAME})
+
+
+class _Rewriter(ast.NodeTransformer):
+    """Rewrites what NumPy spells differently from pydd (see rewrite_tree)."""
+
+    def __init__(self, library):
+        self.library = library
+
+    @staticmethod
+    def _lib(attr, node):
+        return ast.copy_location(
+            ast.Attribute(value=ast.copy_location(ast.Name(id=_LIB_NAME, ctx=ast.Load()), node),
+                          attr=attr, ctx=ast.Load()), node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if not isinstance(func, ast.Attribute):
+            return node
+        base = func.value
+        if isinstance(base, ast.Name) and base.id in _MODULE_NAMES:
+            return node
+        if func.attr == "shape" and len(node.args) == 1 and not node.keywords \
+                and not isinstance(node.args[0], ast.Starred):
+            # A.shape(k) -> A.shape[k]
+            return ast.copy_location(ast.Subscript(value=func, slice=node.args[0], ctx=ast.Load()), node)
+        if func.attr in self.library and func.attr not in _CONTAINER_METHODS:
+            # X.name(args) -> name(X, args)
+            return ast.copy_location(
+                ast.Call(func=self._lib(func.attr, func), args=[base, *node.args], keywords=node.keywords),
+                node)
+        return node
+
+    def visit_BoolOp(self, node):
+        # a and b and c -> _and(a, lambda: b, lambda: c): element-wise on
+        # arrays, short-circuit on scalars.
+        self.generic_visit(node)
+        name = "_and" if isinstance(node.op, ast.And) else "_or"
+        thunks = [ast.copy_location(ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None,
+                                                                  kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                                                  defaults=[]), body=v), v)
+                  for v in node.values[1:]]
+        return ast.copy_location(ast.Call(func=self._lib(name, node), args=[node.values[0], *thunks],
+                                          keywords=[]), node)
+
+    def visit_Compare(self, node):
+        # a == b / a != b on arrays: NumPy 1.24 returns a scalar False (with a
+        # DeprecationWarning) for shapes that do not broadcast; NumPy 2 raises
+        # ValueError, as every other operator does.
+        self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+            name = "_eq" if isinstance(node.ops[0], ast.Eq) else "_ne"
+            return ast.copy_location(ast.Call(func=self._lib(name, node), args=[node.left, node.comparators[0]],
+                                              keywords=[]), node)
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return ast.copy_location(ast.Call(func=self._lib("_not", node), args=[node.operand], keywords=[]),
+                                     node)
+        return node
+
+
+def rewrite_tree(tree):
+    """Rewrites a parsed .pydd module (``ast.Module``) in place into Python
+    that runs with NumPy arrays, keeping every node's line and column:
+
+    * ``X.name(args)`` becomes ``name(X, args)`` when ``name`` is a pydd
+      library function and not a list or dict method (``x.abs().sqrt()``,
+      ``A.sum(1)``, ``sub(y, z).sum()``);
+    * ``X.shape(k)`` becomes ``X.shape[k]``;
+    * ``and``, ``or`` and ``not`` become calls that act element-wise on
+      arrays and exactly like the operators on scalars (short-circuit
+      included);
+    * ``a == b`` and ``a != b`` become calls that raise ValueError for
+      arrays whose shapes do not broadcast, as NumPy 2 does (NumPy 1.24
+      returns False).
+
+    The rewritten calls reach the library as the module global ``__pydd__``
+    (which :func:`load_python` defines), whatever the kernel imported.
+    Returns the tree.
+    """
+    from pydd import _lib
+    tree = _Rewriter(_lib.LIBRARY_FUNCTIONS).visit(tree)
+    return ast.fix_missing_locations(tree)
+
+
 def load_python(path, module_name=None):
     """Runs the .pydd file at ``path`` as Python and returns the new module.
+
+    The source goes through :func:`rewrite_source` (Intrepydd keywords) and
+    :func:`rewrite_tree` (method spellings, element-wise ``and``/``or``/
+    ``not``). Loading it switches NumPy to NEP 50 promotion (see pydd._lib).
 
     The module is fresh (not registered in ``sys.modules``); its code objects
     carry the original file name and line numbers, so tracebacks and
     ``inspect`` point at the .pydd source.
     """
+    from pydd import _lib
     path = Path(path)
     source = path.read_text(encoding="utf-8")
-    code = compile(rewrite_source(source), str(path), "exec", dont_inherit=True)
+    tree = ast.parse(rewrite_source(source), str(path), "exec")
+    code = compile(rewrite_tree(tree), str(path), "exec", dont_inherit=True)
     module = types.ModuleType(module_name or path.stem)
     module.__file__ = str(path)
+    module.__dict__[_LIB_NAME] = _lib
     exec(code, module.__dict__)
     return module

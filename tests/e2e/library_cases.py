@@ -1,0 +1,799 @@
+"""The generated matrix of library kernels (used by test_library_matrix.py).
+
+Every case is one small kernel, e.g.
+
+    def add__f64r2_f64r1(a: Array(float64, 2), b: Array(float64, 1)) -> Array(float64, 2):
+        return add(a, b)
+
+with a list of input patterns (shapes, broadcasting, empty arrays, strided
+views, NaN/inf, zero divisors, shapes that do not broadcast). The return
+annotation is what the kernel gives when run as Python with NumPy on the
+first pattern; a dtype combination NumPy rejects (bool - bool) or gives a
+type pydd lacks (bool // bool is int8, sqrt(bool) float16) is left out.
+Cases are packed into modules of at most MAX_KERNELS kernels per family.
+
+Families: binary (every element-wise binary function x dtype x rank pair),
+promote (mixed dtypes), unary, reduce, axis, where, allclose, alloc, linalg,
+operators, literals (weak Python scalars), methods, builtins, print.
+
+    python3 tests/e2e/library_cases.py [--list | --source MODULE]
+
+prints the case names or one module's source.
+"""
+
+import builtins
+import sys
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+
+import pydd  # noqa: E402  (switches NumPy to NEP 50 promotion)
+from pydd import _lib  # noqa: E402
+
+DTYPES = ("bool", "int32", "int64", "float32", "float64")
+SHORT = {"bool": "b", "int32": "i32", "int64": "i64", "float32": "f32", "float64": "f64"}
+FLOATS = ("float32", "float64")
+INTS = ("int32", "int64")
+NUMERIC = INTS + FLOATS
+BASE = (3, 4, 5)  # full shape of rank r: BASE[-r:]
+MAX_KERNELS = 64
+
+# Element-wise functions whose float results may differ from NumPy's by a few
+# ulp: NumPy uses its own SIMD (SVML) implementations on AVX-512 machines.
+ULP_FUNCTIONS = {"exp", "log", "cos", "sin", "tan", "acos", "asin", "atan", "pow"}
+ULPS = 4
+
+BINARY = ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum",
+          "eq", "neq", "lt", "gt", "le", "ge", "logical_and", "logical_or")
+UNARY = ("abs", "minus", "isnan", "isinf", "logical_not", "elemwise_not", "sqrt", "exp", "log",
+         "cos", "sin", "tan", "acos", "asin", "atan", "floor", "ceil")
+REDUCTIONS = ("sum", "prod", "min", "max", "argmin", "argmax", "any", "all", "mean")
+AXIS_REDUCTIONS = ("sum", "prod", "min", "max", "mean")
+
+
+def _keep_int(ufunc):
+    def f(x):
+        x = np.asarray(x)
+        return (x.copy() if x.dtype.kind in "biu" else ufunc(x))[()]
+    return f
+
+
+# The NumPy meaning of each element-wise function, written independently of
+# pydd._lib (the reference's self-check compares against these).
+UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
+          "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "maximum": np.maximum,
+          "minimum": np.minimum, "eq": np.equal, "neq": np.not_equal, "lt": np.less, "gt": np.greater,
+          "le": np.less_equal, "ge": np.greater_equal, "logical_and": np.logical_and,
+          "logical_or": np.logical_or, "abs": np.absolute, "minus": np.negative, "isnan": np.isnan,
+          "isinf": np.isinf, "logical_not": np.logical_not, "elemwise_not": np.logical_not, "sqrt": np.sqrt,
+          "exp": np.exp, "log": np.log, "cos": np.cos, "sin": np.sin, "tan": np.tan, "acos": np.arccos,
+          "asin": np.arcsin, "atan": np.arctan, "floor": _keep_int(np.floor), "ceil": _keep_int(np.ceil)}
+
+
+def type_text(dtype, rank):
+    return dtype if rank == 0 else f"Array({dtype}, {rank})"
+
+
+@dataclass
+class Param:
+    name: str
+    dtype: str
+    rank: int = 0
+    role: str = "any"  # how values are drawn: any, exp, unit, finite, pos, small, cond, count
+
+
+@dataclass
+class Case:
+    """One kernel: `name(params) -> result: body`."""
+    name: str
+    family: str
+    params: list
+    body: str  # statements, 4-space indented lines without the indent
+    patterns: list  # each a list with one entry per parameter: a shape, None (scalar) or ("spec", ...)
+    compare: str = "exact"  # exact, ulp, approx, shape, inplace, stdout
+    rtol: float = 0.0
+    result: str = None  # the return annotation, filled in by annotate()
+    module: str = None
+    scale: object = None  # approx: function of the |inputs| giving the error scale
+    check_message: bool = False  # broadcast errors: the message names the operation and the shapes
+    op_name: str = None
+    oracle: object = None  # the same computation written directly with NumPy (checks the reference)
+
+    def source(self, annotation=None):
+        params = ", ".join(f"{p.name}: {type_text(p.dtype, p.rank)}" for p in self.params)
+        ann = annotation if annotation is not None else self.result
+        head = f"def {self.name}({params})" + (f" -> {ann}" if ann else "") + ":"
+        return head + "\n" + "".join(f"    {line}\n" for line in self.body.splitlines())
+
+
+# ---- inputs ---------------------------------------------------------------------------------
+
+FLOAT_SPECIALS = (np.nan, np.inf, -np.inf, 0.0, -0.0)
+
+
+def _rng(case, k):
+    return np.random.default_rng(zlib.crc32(f"{case.name}/{k}".encode()))
+
+
+def _values(rng, dtype, shape, role, k):
+    """Random values of `dtype` (shape () gives a 0-d array)."""
+    n = int(np.prod(shape)) if shape else 1
+    if role == "cond" or dtype == "bool":
+        v = rng.random(n) < 0.5
+    elif dtype in INTS:
+        if role == "exp":
+            v = rng.integers(0, 6, n)
+        elif role in ("small", "unit"):
+            v = rng.integers(-3, 4, n)
+        elif role == "pos":
+            v = rng.integers(1, 6, n)
+        else:
+            v = rng.integers(-20, 21, n)
+    else:
+        if role == "unit":
+            v = rng.uniform(-1.1, 1.1, n)
+        elif role == "exp":
+            v = rng.normal(0, 2, n)
+        elif role == "pos":
+            v = rng.uniform(0.5, 3.0, n)
+        else:
+            v = np.round(rng.normal(0, 4, n), 3) if role == "small" else rng.normal(0, 4, n)
+        if role not in ("finite", "pos"):
+            # NaN, +-inf and signed zeros at about one element in six; the
+            # first scalar draws cycle through them.
+            mask = rng.random(n) < 1 / 6
+            v[mask] = rng.choice(FLOAT_SPECIALS, int(mask.sum()))
+            if n == 1 and 1 <= k <= len(FLOAT_SPECIALS):
+                v[0] = FLOAT_SPECIALS[k - 1]
+    return np.asarray(v).astype(dtype).reshape(shape)
+
+
+def make_arg(rng, param, spec, k, previous):
+    """The argument for `param` under pattern entry `spec`."""
+    if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
+        kind = spec[0]
+        if kind == "value":  # a literal scalar
+            return np.dtype(param.dtype).type(spec[1])
+        if kind == "strided":  # a non-contiguous view of a larger array
+            shape = spec[1]
+            big = _values(rng, param.dtype, tuple(s * 2 for s in shape), param.role, k)
+            return big[tuple(slice(None, None, 2) for _ in shape)]
+        if kind == "transposed":
+            shape = spec[1]
+            return _values(rng, param.dtype, shape[::-1], param.role, k).T
+        if kind == "near":  # a value close to argument spec[1] (allclose)
+            base = previous[spec[1]]
+            noise = spec[2] if len(spec) > 2 else 1e-9
+            return (np.asarray(base) * (1 + noise)).astype(param.dtype)[()]
+        if kind == "array":  # explicit values
+            return np.array(spec[1], dtype=param.dtype)
+        raise ValueError(kind)
+    if spec is None:
+        return _values(rng, param.dtype, (), param.role, k)[()]
+    return _values(rng, param.dtype, tuple(spec), param.role, k)
+
+
+def inputs(case):
+    """The argument tuples of every pattern of `case` (deterministic)."""
+    out = []
+    for k, pattern in enumerate(case.patterns):
+        rng = _rng(case, k)
+        args = []
+        for p, spec in zip(case.params, pattern):
+            args.append(make_arg(rng, p, spec, k, args))
+        out.append(tuple(args))
+    return out
+
+
+# ---- shape patterns ------------------------------------------------------------------------
+
+
+def full(r):
+    return tuple(BASE[len(BASE) - r:]) if r else None
+
+
+def _cut(shape, r):
+    return tuple(shape[len(shape) - r:]) if r else None
+
+
+def _set(shape, axis, value):
+    s = list(shape)
+    s[axis] = value
+    return tuple(s)
+
+
+def unary_patterns(r):
+    if r == 0:
+        return [[None] for _ in range(7)]
+    f = full(r)
+    pats = [[f], [_set(f, 0, 1)], [_set(f, -1, 0)], [("strided", f)]]
+    if r >= 2:
+        pats.append([("transposed", f)])
+    return pats
+
+
+def binary_patterns(ra, rb, mismatch=True):
+    """Shapes for two operands of ranks ra and rb: equal, broadcast over
+    size-1 axes (each side and both), empty (with and without broadcasting),
+    strided, and (both arrays) shapes that do not broadcast, last."""
+    n = builtins.max(ra, rb)
+    if n == 0:
+        return [[None, None] for _ in range(7)]
+    F = full(n)
+    pats = [[_cut(F, ra), _cut(F, rb)]]
+    if ra:
+        pats.append([_cut(_set(F, n - ra, 1), ra), _cut(F, rb)])
+    if rb:
+        pats.append([_cut(F, ra), _cut(_set(F, -1, 1), rb)])
+    if ra and rb and n >= 2:
+        pats.append([_cut(_set(F, -1, 1), ra), _cut(_set(F, n - rb, 1), rb)])
+    E = _set(F, -1, 0)
+    pats.append([_cut(E, ra), _cut(E, rb)])
+    if rb:
+        pats.append([_cut(E, ra), _cut(_set(E, -1, 1), rb)])
+    if ra:
+        pats.append([("strided", _cut(F, ra)), _cut(F, rb)])
+    if rb >= 2:
+        pats.append([_cut(F, ra), ("transposed", _cut(F, rb))])
+    if ra == 0 or rb == 0:
+        pats.append([_cut(F, ra), _cut(F, rb)])  # another scalar draw
+    if mismatch and ra and rb:
+        pats.append([_cut(F, ra), _cut(_set(F, -1, F[-1] + 1), rb)])
+    return pats
+
+
+def reduce_patterns(r):
+    f = full(r)
+    pats = [[f], [_set(f, 0, 1)], [("strided", f)], [_set(f, -1, 0)]]
+    if r >= 2:
+        pats.append([("transposed", f)])
+    return pats
+
+
+# ---- the result annotation -------------------------------------------------------------------
+
+_PYDD_DTYPES = {np.dtype(d): d for d in DTYPES}
+
+
+class Skip(Exception):
+    """The case is not meaningful in pydd (NumPy rejects it or gives a dtype pydd lacks)."""
+
+
+def annotation_of(value):
+    if value is None:
+        return "None"
+    if isinstance(value, tuple):
+        return "Tuple(" + ", ".join(annotation_of(v) for v in value) + ")"
+    if isinstance(value, np.ndarray):
+        if value.dtype not in _PYDD_DTYPES or value.ndim == 0:
+            raise Skip(f"result {value.dtype} {value.ndim}-D")
+        return type_text(_PYDD_DTYPES[value.dtype], value.ndim)
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, int):
+        return "int64"
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, np.generic) and value.dtype in _PYDD_DTYPES:
+        return _PYDD_DTYPES[value.dtype]
+    raise Skip(f"result {type(value).__name__}")
+
+
+def python_function(case, annotation=""):
+    """The kernel run as Python (through the same rewriting as load_python)."""
+    import ast
+    from pydd._loader import rewrite_tree
+    tree = rewrite_tree(ast.parse(case.source(annotation)))
+    ns = {"__pydd__": _lib}
+    exec("from pydd import *", ns)
+    exec(compile(tree, f"<{case.name}>", "exec"), ns)
+    return ns[case.name]
+
+
+def call(fn, args):
+    """('ok', result) or ('raise', exception), NumPy warnings silenced."""
+    import warnings
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return "ok", fn(*args)
+        except Exception as e:  # noqa: BLE001 - the kind is compared
+            return "raise", e
+
+
+def annotate(case):
+    """Fills in case.result from a Python run on the first pattern; Skip if
+    NumPy rejects the kernel or gives a dtype pydd lacks."""
+    if case.result is not None:
+        return case
+    fn = python_function(case)
+    status, value = call(fn, inputs(case)[0])
+    if status == "raise":
+        raise Skip(f"{type(value).__name__}: {value}")
+    case.result = annotation_of(value)
+    return case
+
+
+# ---- families ----------------------------------------------------------------------------------
+
+def _ab(dta, ra, dtb, rb, role_a="any", role_b="any"):
+    return [Param("a", dta, ra, role_a), Param("b", dtb, rb, role_b)]
+
+
+def _name(fn, *parts):
+    return f"{fn}__" + "_".join(parts)
+
+
+def _sig(dt, r):
+    return f"{SHORT[dt]}r{r}"
+
+
+RANKS = (0, 1, 2, 3)
+RANK_PAIRS = [(ra, rb) for ra in RANKS for rb in RANKS]
+
+
+def _binary_roles(fn, dt):
+    if fn == "pow":
+        return ("small", "exp")
+    return ("any", "any")
+
+
+def binary_family():
+    cases = []
+    for fn in BINARY:
+        for dt in DTYPES:
+            for ra, rb in RANK_PAIRS:
+                ra_role, rb_role = _binary_roles(fn, dt)
+                pats = binary_patterns(ra, rb)
+                if fn == "pow" and dt in INTS:
+                    # a negative integer exponent raises ValueError
+                    pats.append([_cut(full(builtins.max(ra, rb, 1)), ra), ("value", -1) if rb == 0 else
+                                 ("array", np.full(full(rb), -1))])
+                cases.append(Case(_name(fn, _sig(dt, ra), _sig(dt, rb)), "binary", _ab(dt, ra, dt, rb, ra_role, rb_role),
+                                  f"return {fn}(a, b)", pats,
+                                  compare="ulp" if fn in ULP_FUNCTIONS else "exact",
+                                  check_message=True, op_name=fn, oracle=UFUNCS[fn]))
+    return cases
+
+
+PROMOTE_FUNCTIONS = ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "lt", "eq", "logical_or")
+
+
+def promote_family():
+    cases = []
+    for fn in PROMOTE_FUNCTIONS:
+        for dta in DTYPES:
+            for dtb in DTYPES:
+                if dta == dtb:
+                    continue
+                for ra, rb in ((0, 1), (1, 0), (2, 1)):
+                    roles = _binary_roles(fn, dta)
+                    cases.append(Case(_name(fn, _sig(dta, ra), _sig(dtb, rb)), "promote",
+                                      _ab(dta, ra, dtb, rb, *roles), f"return {fn}(a, b)",
+                                      binary_patterns(ra, rb, mismatch=False)[:3],
+                                      compare="ulp" if fn in ULP_FUNCTIONS else "exact", oracle=UFUNCS[fn]))
+    return cases
+
+
+def unary_family():
+    cases = []
+    for fn in UNARY:
+        role = "unit" if fn in ("acos", "asin") else "any"
+        for dt in DTYPES:
+            for r in RANKS:
+                if fn == "abs" and r == 0 and dt == "bool":
+                    continue  # abs(True) is the builtin's 1 in Python, not NumPy's
+                cases.append(Case(_name(fn, _sig(dt, r)), "unary", [Param("a", dt, r, role)], f"return {fn}(a)",
+                                  unary_patterns(r), compare="ulp" if fn in ULP_FUNCTIONS else "exact",
+                                  oracle=(np.absolute if r else abs) if fn == "abs" else UFUNCS[fn]))
+    return cases
+
+
+def _approx_rtol(dt):
+    return 1e-5 if dt == "float32" else 1e-12
+
+
+def reduce_family():
+    cases = []
+    for fn in REDUCTIONS:
+        for dt in DTYPES:
+            for r in (1, 2, 3):
+                approx = fn in ("sum", "prod", "mean") and (dt in FLOATS or fn == "mean")
+                cases.append(Case(_name(fn, _sig(dt, r)), "reduce", [Param("a", dt, r)], f"return {fn}(a)",
+                                  reduce_patterns(r), compare="approx" if approx else "exact",
+                                  rtol=_approx_rtol(dt), scale=(lambda x, fn=fn: getattr(np, fn)(x)),
+                                  oracle=getattr(np, fn)))
+    return cases
+
+
+def axis_family():
+    cases = []
+    for fn in AXIS_REDUCTIONS:
+        for dt in DTYPES:
+            for r in (2, 3):
+                approx = fn in ("sum", "prod", "mean") and (dt in FLOATS or fn == "mean")
+                common = dict(compare="approx" if approx else "exact", rtol=_approx_rtol(dt))
+                for axis in range(-1, r):
+                    lit = f"m{-axis}" if axis < 0 else str(axis)
+                    cases.append(Case(_name(fn, _sig(dt, r), f"ax{lit}"), "axis", [Param("a", dt, r)],
+                                      f"return {fn}(a, {axis})", reduce_patterns(r),
+                                      scale=(lambda x, fn=fn, axis=axis: getattr(np, fn)(x, axis=axis)),
+                                      oracle=(lambda x, fn=fn, axis=axis: getattr(np, fn)(x, axis=axis)), **common))
+                # the axis as a variable, spelled as a method; 5 is out of range (ValueError)
+                f = full(r)
+                pats = [[f, k] for k in range(-r, r)] + [[_set(f, 0, 0), 0], [_set(f, 0, 0), 1], [f, 5]]
+                cases.append(Case(_name(fn, _sig(dt, r), "axk"), "axis", [Param("a", dt, r), Param("k", "int64")],
+                                  f"return a.{fn}(k)",
+                                  [[p[0], ("value", p[1])] for p in pats],
+                                  oracle=(lambda x, k, fn=fn: getattr(np, fn)(x, axis=k)), **common))
+    return cases
+
+
+def where_family():
+    cases = []
+    for dt in ("bool", "int32", "float64"):
+        pats = [[(7,)], [(0,)], [("strided", (6,))], [("array", [0, 0, 0])]]
+        cases.append(Case(_name("where1", _sig(dt, 1)), "where", [Param("c", dt, 1)], "return where(c)", pats,
+                          oracle=lambda c: np.nonzero(c)[0]))
+    combos = [("float64", "float64"), ("int32", "int32"), ("int32", "float32"), ("bool", "int64"),
+              ("float32", "float64"), ("int64", "float32"), ("bool", "bool"), ("float32", "float32")]
+    ranks = [(1, 1, 1), (2, 2, 0), (2, 1, 2), (1, 0, 0), (3, 1, 2), (0, 1, 1), (2, 0, 1)]
+    for dta, dtb in combos:
+        for rc, ra, rb in ranks:
+            n = builtins.max(rc, ra, rb)
+            F = full(n)
+            pats = [[_cut(F, rc), _cut(F, ra), _cut(F, rb)],
+                    [_cut(_set(F, -1, 1), rc), _cut(F, ra), _cut(F, rb)],
+                    [_cut(_set(F, -1, 0), rc), _cut(_set(F, -1, 0), ra), _cut(_set(F, -1, 1), rb)]]
+            if rc and ra:
+                pats.append([_cut(F, rc), _cut(_set(F, -1, F[-1] + 2), ra), _cut(F, rb)])
+            params = [Param("c", "bool", rc, "cond"), Param("a", dta, ra), Param("b", dtb, rb)]
+            cases.append(Case(_name("where3", _sig("bool", rc), _sig(dta, ra), _sig(dtb, rb)), "where", params,
+                              "return where(c, a, b)", pats, check_message=True, op_name="where",
+                              oracle=lambda c, a, b: np.where(c, a, b).astype(np.result_type(a, b))[()]))
+    # a Python literal is weak
+    for dt in ("int32", "float32", "bool"):
+        cases.append(Case(_name("where3lit", _sig(dt, 1)), "where", [Param("a", dt, 1)],
+                          "return where(a > 0, a, 0)", unary_patterns(1)))
+    return cases
+
+
+def allclose_family():
+    cases = []
+    for dta, dtb in (("float64", "float64"), ("float32", "float64"), ("int32", "float64"), ("float32", "float32"),
+                     ("int64", "int64")):
+        for ra, rb in ((1, 1), (2, 1), (2, 0), (0, 2), (3, 3)):
+            n = builtins.max(ra, rb)
+            F = full(n)
+            pats = [[_cut(F, ra), _cut(F, rb)]]
+            if ra >= rb:
+                pats += [[_cut(F, ra), ("near", 0, 1e-9)] if ra == rb else [_cut(F, ra), _cut(F, rb)],
+                         [_cut(F, ra), ("near", 0, 1e-3)] if ra == rb else [_cut(F, ra), _cut(F, rb)]]
+            if ra and rb:
+                pats.append([_cut(F, ra), _cut(_set(F, -1, F[-1] + 1), rb)])
+            params = [Param("a", dta, ra, "finite"), Param("b", dtb, rb, "finite")]
+            cases.append(Case(_name("allclose", _sig(dta, ra), _sig(dtb, rb)), "allclose", params,
+                              "return allclose(a, b)", pats, oracle=lambda a, b: bool(np.allclose(a, b))))
+        # NaN is never close, inf is close to itself
+        cases.append(Case(_name("allclose_special", SHORT[dta], SHORT[dtb]), "allclose",
+                          [Param("a", dta, 1), Param("b", dtb, 1)], "return allclose(a, b)",
+                          [[(5,), ("near", 0, 0.0)], [(9,), ("near", 0, 0.0)], [(0,), (0,)]]))
+    # keyword tolerances
+    cases.append(Case("allclose_tol", "allclose", [Param("a", "float64", 1, "finite"), Param("b", "float64", 1, "finite")],
+                      "return allclose(a, b, 1e-2, 1e-3)",
+                      [[(6,), ("near", 0, 1e-3)], [(6,), ("near", 0, 1e-1)], [(6,), (6,)]]))
+    return cases
+
+
+def alloc_family():
+    cases = []
+    sizes = [[("value", n)] for n in (0, 1, 7)] + [[("value", -1)]]
+    sizes2 = [[("value", n), ("value", m)] for n, m in ((2, 3), (0, 4), (3, 0), (1, 1))] + [[("value", -2), ("value", 3)]]
+    n_, m_ = Param("n", "int64"), Param("m", "int64")
+    for fn in ("zeros", "ones", "empty"):
+        cmp = "shape" if fn == "empty" else "exact"
+        cases.append(Case(f"{fn}__n", "alloc", [n_], f"return {fn}(n)", sizes, compare=cmp))
+        for dt in DTYPES:
+            cases.append(Case(f"{fn}__nm_{SHORT[dt]}", "alloc", [n_, m_], f"return {fn}((n, m), {dt})", sizes2,
+                              compare=cmp))
+            cases.append(Case(f"{fn}__n3_{SHORT[dt]}", "alloc", [n_, m_], f"return {fn}([n, m, 2], dtype={dt}())",
+                              sizes2, compare=cmp))
+    for dt in DTYPES:
+        v = Param("v", dt)
+        cases.append(Case(f"full__nm_{SHORT[dt]}", "alloc", [n_, m_, v], "return full((n, m), v)",
+                          [s + [None] for s in sizes2]))
+        cases.append(Case(f"full__n_{SHORT[dt]}_as_f32", "alloc", [n_, v], "return full(n, v, float32)",
+                          [s + [None] for s in sizes]))
+    for i, lit in enumerate(("2.5", "7", "True", "-0.0")):
+        cases.append(Case(f"full__lit{i}", "alloc", [n_], f"return full(n, {lit})", sizes,
+                          oracle=lambda n, lit=lit: np.full(n, eval(lit))))
+    for fn in ("zeros_like", "ones_like", "empty_like", "copy"):
+        for dt in DTYPES:
+            for r in (1, 2, 3):
+                cases.append(Case(_name(fn, _sig(dt, r)), "alloc", [Param("a", dt, r)], f"return {fn}(a)",
+                                  reduce_patterns(r),
+                                  compare="shape" if fn == "empty_like" else ("copy" if fn == "copy" else "exact")))
+        if fn != "copy":
+            cases.append(Case(_name(fn, "f64r2_as_i32"), "alloc", [Param("a", "float64", 2)],
+                              f"return {fn}(a, int32)", reduce_patterns(2),
+                              compare="shape" if fn == "empty_like" else "exact"))
+    for dt in ("int64", "int32", "float64", "float32"):
+        s, e, st = Param("s", dt), Param("e", dt), Param("st", dt)
+        vals = [(0, 7, 1), (7, 0, -2), (3, 3, 1), (-4, 9, 3), (5, 1, 1)]
+        if dt in FLOATS:
+            vals += [(0.0, 1.0, 0.1), (1.5, -2.25, -0.5), (0.0, 10.0, 2.5)]
+        cases.append(Case(f"arange__n_{SHORT[dt]}", "alloc", [e], "return arange(e)",
+                          [[("value", v[1])] for v in vals]))
+        cases.append(Case(f"arange__se_{SHORT[dt]}", "alloc", [s, e], "return arange(s, e)",
+                          [[("value", v[0]), ("value", v[1])] for v in vals]))
+        cases.append(Case(f"arange__ses_{SHORT[dt]}", "alloc", [s, e, st], "return arange(s, e, st)",
+                          [[("value", x) for x in v] for v in vals]))
+    for dt in DTYPES:
+        for r in (1, 2, 3):
+            a, v = Param("a", dt, r), Param("v", dt)
+            f = full(r)
+            cases.append(Case(_name("fill", _sig(dt, r)), "alloc", [a, v], "fill(a, v)",
+                              [[f, None], [_set(f, -1, 0), None], [("strided", f), None]], compare="inplace",
+                              result="None"))
+    return cases
+
+
+def linalg_family():
+    cases = []
+    for dt in DTYPES:
+        for r in (1, 2, 3):
+            cases.append(Case(_name("transpose", _sig(dt, r)), "linalg", [Param("a", dt, r)], "return transpose(a)",
+                              reduce_patterns(r)))
+    mm_shapes = {(1, 1): [[(5,), (5,)], [(0,), (0,)], [("strided", (5,)), (5,)], [(5,), (4,)]],
+                 (1, 2): [[(4,), (4, 3)], [(4,), ("transposed", (4, 3))], [(0,), (0, 3)], [(4,), (3, 4)]],
+                 (2, 1): [[(3, 4), (4,)], [("transposed", (3, 4)), (4,)], [(3, 0), (0,)], [(0, 4), (4,)],
+                          [(3, 4), (3,)]],
+                 (2, 2): [[(3, 4), (4, 5)], [("transposed", (3, 4)), (4, 5)], [(3, 4), ("transposed", (4, 5))],
+                          [("strided", (3, 4)), ("strided", (4, 2))], [(3, 0), (0, 5)], [(0, 4), (4, 5)],
+                          [(3, 4), (3, 4)]]}
+    named = {"innerprod": (1, 1), "vectmat": (1, 2), "matvect": (2, 1), "matmat": (2, 2)}
+    for dt in DTYPES:
+        fl = dt in FLOATS
+        cmp = dict(compare="approx" if fl else "exact", rtol=_approx_rtol(dt))
+        for (ra, rb), pats in mm_shapes.items():
+            params = [Param("a", dt, ra, "finite"), Param("b", dt, rb, "finite")]
+            cases.append(Case(_name("matmult", _sig(dt, ra), _sig(dt, rb)), "linalg", params, "return matmult(a, b)",
+                              pats, scale=np.matmul, **cmp))
+            cases.append(Case(_name("at", _sig(dt, ra), _sig(dt, rb)), "linalg", params, "return a @ b",
+                              pats, scale=np.matmul, **cmp))
+        for fn, (ra, rb) in named.items():
+            params = [Param("a", dt, ra, "finite"), Param("b", dt, rb, "finite")]
+            cases.append(Case(_name(fn, SHORT[dt]), "linalg", params, f"return {fn}(a, b)", mm_shapes[(ra, rb)],
+                              scale=np.matmul, **cmp))
+        sq = [[(4, 4), (4, 3)], [("transposed", (4, 4)), (4, 3)], [(0, 0), (0, 3)], [(4, 4), (3, 3)]]
+        A2, B2 = Param("a", dt, 2, "finite"), Param("b", dt, 2, "finite")
+        cases.append(Case(_name("syrk", SHORT[dt]), "linalg", [A2], "return syrk(a)",
+                          [[(3, 4)], [("transposed", (4, 3))], [(0, 4)], [(3, 0)]],
+                          scale=lambda a: a @ a.T, **cmp))
+        cases.append(Case(_name("syr2k", SHORT[dt]), "linalg", [A2, B2], "return syr2k(a, b)",
+                          [[(3, 4), (3, 4)], [(3, 4), ("transposed", (3, 4))], [(0, 4), (0, 4)], [(3, 4), (3, 5)]],
+                          scale=lambda a, b: a @ b.T + b @ a.T, **cmp))
+        cases.append(Case(_name("symm", SHORT[dt]), "linalg", [A2, B2], "return symm(a, b)", sq,
+                          scale=lambda a, b: (np.tril(a) + np.tril(a, -1).T) @ b, **cmp))
+        cases.append(Case(_name("trmm", SHORT[dt]), "linalg", [A2, B2], "return trmm(a, b)", sq,
+                          scale=lambda a, b: np.tril(a) @ b, **cmp))
+    for dt in ("float64", "float32"):
+        A = Param("a", dt, 2, "finite")
+        cases.append(Case(_name("lu", SHORT[dt]), "linalg", [A], "return lu(a)",
+                          [[(4, 4)], [(3, 5)], [(5, 3)], [("transposed", (4, 4))], [(1, 1)]],
+                          compare="approx", rtol=1e-4 if dt == "float32" else 1e-10))
+        cases.append(Case(_name("ludcmp", SHORT[dt]), "linalg", [A], "return ludcmp(a)",
+                          [[(4, 4)], [(6, 6)], [("transposed", (5, 5))], [(1, 1)]],
+                          compare="approx", rtol=1e-4 if dt == "float32" else 1e-10))
+    return cases
+
+
+OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod", "**": "pow",
+             "==": "eq", "!=": "neq", "<": "lt", ">": "gt", "<=": "le", ">=": "ge"}
+
+
+def operator_family():
+    cases = []
+    rank_pairs = ((1, 1), (2, 1), (1, 2), (0, 2), (2, 0), (3, 3), (3, 0))
+    for op, fn in OPERATORS.items():
+        for dt in ("bool", "int32", "float64", "float32"):
+            for ra, rb in rank_pairs:
+                roles = _binary_roles(fn, dt)
+                cases.append(Case(_name(f"op_{fn}", _sig(dt, ra), _sig(dt, rb)), "operators",
+                                  _ab(dt, ra, dt, rb, *roles), f"return a {op} b", binary_patterns(ra, rb),
+                                  compare="ulp" if fn in ULP_FUNCTIONS else "exact",
+                                  check_message=True, op_name=fn, oracle=UFUNCS[fn]))
+    for dt in ("int32", "int64", "float32", "float64"):
+        for r in (1, 2, 3):
+            cases.append(Case(_name("op_neg", _sig(dt, r)), "operators", [Param("a", dt, r)], "return -a",
+                              unary_patterns(r), oracle=np.negative))
+    for dt in ("bool", "int32", "float64"):
+        for r in (1, 2):
+            cases.append(Case(_name("op_not", _sig(dt, r)), "operators", [Param("a", dt, r)], "return not a",
+                              unary_patterns(r), oracle=np.logical_not))
+        for ra, rb in ((1, 1), (2, 1), (2, 0), (2, 2)):
+            for word in ("and", "or"):
+                cases.append(Case(_name(f"op_{word}", _sig(dt, ra), _sig(dt, rb)), "operators",
+                                  _ab(dt, ra, dt, rb), f"return a {word} b", binary_patterns(ra, rb),
+                                  oracle=np.logical_and if word == "and" else np.logical_or))
+    for dt in ("int32", "float64"):
+        cases.append(Case(_name("op_and3", SHORT[dt]), "operators",
+                          [Param("a", dt, 1), Param("b", dt, 1), Param("c", dt, 1)],
+                          "return a > 0 and b > 0 or not c < 1", [[(9,), (9,), (9,)], [(0,), (0,), (1,)]],
+                          oracle=lambda a, b, c: (a > 0) & (b > 0) | ~(c < 1)))
+        for r in (1, 2):
+            x = Param("x", dt)
+            cases.append(Case(_name("op_in", _sig(dt, r)), "operators", [x, Param("a", dt, r, "small")],
+                              "return x in a", [[("value", 0), full(r)], [("value", 3), full(r)],
+                                                [("value", 99), full(r)], [None, _set(full(r), 0, 0)],
+                                                [("value", "nan" if dt in FLOATS else 1), full(r)]],
+                              oracle=lambda x, a: (a == x).any()))
+            cases.append(Case(_name("op_notin", _sig(dt, r)), "operators", [x, Param("a", dt, r, "small")],
+                              "return x not in a", [[("value", 0), full(r)], [("value", 99), full(r)]],
+                              oracle=lambda x, a: not (a == x).any()))
+    # mixed operators in one expression, as kernels write them
+    cases.append(Case("op_expr_f64", "operators",
+                      [Param("x", "float64", 2), Param("y", "float64", 1), Param("s", "float64")],
+                      "return (x - y) * (x - y) / s + -x ** 2 // 3 % 5",
+                      [[(4, 5), (5,), None], [(0, 5), (5,), ("value", 2.0)], [(4, 5), (4,), None]], compare="ulp",
+                      oracle=lambda x, y, s: (x - y) * (x - y) / s + np.floor_divide(-np.power(x, 2), 3) % 5))
+    cases.append(Case("op_expr_i32", "operators",
+                      [Param("x", "int32", 2), Param("y", "int32", 1)],
+                      "return (x * 3 - y) // (y + 1) + x % 7 - -y",
+                      [[(4, 5), (5,)], [(4, 5), (1,)], [(4, 5), (4,)]],
+                      oracle=lambda x, y: np.floor_divide(x * np.int32(3) - y, y + np.int32(1)) + x % np.int32(7) + y))
+    cases.append(Case("op_aug_f64", "operators",
+                      [Param("x", "float64", 2), Param("y", "float64", 1)],
+                      "z = x * 1.0\nz += y\nz *= 2.0\nz -= x\nz /= 4.0\nreturn z",
+                      [[(4, 5), (5,)], [(4, 5), (1,)], [(4, 5), (4,)]]))
+    return cases
+
+
+def literal_family():
+    """Python literals are weak (NEP 50): int32 + 1 stays int32, float32 * 2.5 stays float32."""
+    exprs = ["a + 1", "a * 2.5", "a / 2", "1 - a", "2 * a", "a // 3", "a % 3", "a ** 2", "maximum(a, 0)",
+             "a < 1.5", "add(a, 3)", "a * True", "minimum(2.5, a)", "-1.5 + a", "a == 0"]
+    cases = []
+    for dt in DTYPES:
+        for i, e in enumerate(exprs):
+            for r in (1, 2):
+                cases.append(Case(_name("lit", str(i), _sig(dt, r)), "literals", [Param("a", dt, r, "small")],
+                                  f"return {e}", unary_patterns(r)[:3]))
+    return cases
+
+
+def method_family():
+    f64_2, i32_2 = Param("a", "float64", 2), Param("a", "int32", 2)
+    specs = [
+        ("sum0", f64_2, "return a.sum()", "approx", np.sum),
+        ("sum1", f64_2, "return a.sum(1)", "approx", lambda a: np.sum(a, axis=1)),
+        ("summ1", i32_2, "return a.sum(-1)", "exact", lambda a: np.sum(a, axis=-1)),
+        ("max0", f64_2, "return a.max(0)", "exact", lambda a: np.max(a, axis=0)),
+        ("mean1", i32_2, "return a.mean(1)", "approx", lambda a: np.mean(a, axis=1)),
+        ("min", i32_2, "return a.min()", "exact", np.min),
+        ("prod", i32_2, "return a.prod()", "exact", np.prod),
+        ("argmax", f64_2, "return a.argmax()", "exact", np.argmax),
+        ("any", f64_2, "return a.any()", "exact", np.any),
+        ("all", i32_2, "return a.all()", "exact", np.all),
+        ("abssqrt", f64_2, "return a.abs().sqrt()", "exact", lambda a: np.sqrt(np.abs(a))),
+        ("T", f64_2, "return a.T", "exact", np.transpose),
+        ("Tsum0", i32_2, "return a.T.sum(0)", "exact", lambda a: np.sum(a.T, axis=0)),
+        ("shape0", f64_2, "return a.shape[0]", "exact", lambda a: a.shape[0]),
+        ("shapem1", f64_2, "return a.shape[-1]", "exact", lambda a: a.shape[-1]),
+        ("shapecall", f64_2, "return a.shape(1)", "exact", lambda a: a.shape[1]),
+        ("transpose", i32_2, "return a.transpose()", "exact", np.transpose),
+        ("copy", f64_2, "return a.copy()", "copy", np.copy),
+        ("floorint", i32_2, "return a.floor()", "exact", np.copy),
+        ("expsum", f64_2, "return a.exp().sum()", "approx", lambda a: np.sum(np.exp(a))),
+        ("minusmax", i32_2, "return a.minus().max(1)", "exact", lambda a: np.max(-a, axis=1)),
+        ("isnanany", f64_2, "return a.isnan().any()", "exact", lambda a: np.isnan(a).any()),
+        ("len", f64_2, "return len(a)", "exact", len),
+        ("ndim", i32_2, "return a.ndim", "exact", np.ndim),
+        ("shapes", f64_2, "return a.shape(0) * a.shape(1) + ndim(a)", "exact", lambda a: a.size + 2),
+    ]
+    cases = []
+    for name, p, body, cmp, oracle in specs:
+        cases.append(Case(f"meth_{name}", "methods", [p], body, reduce_patterns(2), compare=cmp,
+                          rtol=1e-12, oracle=oracle))
+    y, z = Param("y", "float64", 1), Param("z", "float64", 1)
+    cases.append(Case("meth_subsum", "methods", [y, z], "return sub(y, z).sum()",
+                      binary_patterns(1, 1), compare="approx", rtol=1e-12,
+                      scale=lambda y, z: np.sum(y + z), oracle=lambda y, z: np.subtract(y, z).sum()))
+    cases.append(Case("meth_addmax", "methods", [y, z], "return add(y, z).max()", binary_patterns(1, 1)))
+    cases.append(Case("meth_dotT", "methods", [Param("a", "float64", 2, "finite"), Param("b", "float64", 2, "finite")],
+                      "return (a @ b.T).sum(1)", [[(3, 4), (5, 4)], [(3, 4), (5, 3)]], compare="approx", rtol=1e-12))
+    cases.append(Case("meth_mulsum", "methods", [y, z], "return (y * z).sum()", binary_patterns(1, 1),
+                      compare="approx", rtol=1e-12))
+    cases.append(Case("meth_fill", "methods", [Param("a", "float64", 2), Param("v", "float64")], "a.fill(v)",
+                      [[(3, 4), None], [(0, 2), None]], compare="inplace", result="None"))
+    cases.append(Case("meth_chain_i32", "methods", [Param("a", "int32", 1)], "return a.abs().sqrt().floor().max()",
+                      [[(7,)], [(1,)]]))
+    return cases
+
+
+def builtins_family():
+    cases = []
+    for dt in DTYPES:
+        for fn in ("len", "min", "max", "sum", "abs", "any", "all"):
+            approx = fn == "sum" and dt in FLOATS
+            cases.append(Case(_name(f"bi_{fn}", _sig(dt, 1)), "builtins", [Param("a", dt, 1)], f"return {fn}(a)",
+                              reduce_patterns(1), compare="approx" if approx else "exact", rtol=_approx_rtol(dt),
+                              scale=(lambda x, fn=fn: getattr(np, fn)(x))))
+        if dt != "bool":
+            cases.append(Case(_name("bi_pow", _sig(dt, 1)), "builtins", [Param("a", dt, 1, "small"), Param("b", dt, 1, "exp")],
+                              "return pow(a, b)", binary_patterns(1, 1), compare="ulp"))
+        cases.append(Case(_name("bi_len", _sig(dt, 3)), "builtins", [Param("a", dt, 3)], "return len(a)",
+                          reduce_patterns(3)))
+    return cases
+
+
+def print_family():
+    cases = []
+    for dt in DTYPES:
+        pats = [[(5,)], [(0,)], [(1,)], [(40,)], [("strided", (6,))]]
+        cases.append(Case(_name("print", _sig(dt, 1)), "print", [Param("a", dt, 1)], "print(a)", pats,
+                          compare="stdout", result="None"))
+        cases.append(Case(_name("print_mixed", _sig(dt, 1)), "print", [Param("a", dt, 1, "small")],
+                          'print("a =", a, len(a))', pats[:3], compare="stdout", result="None"))
+    return cases
+
+
+FAMILIES = (binary_family, promote_family, unary_family, reduce_family, axis_family, where_family,
+            allclose_family, alloc_family, linalg_family, operator_family, literal_family, method_family,
+            builtins_family, print_family)
+
+
+def all_cases():
+    """Every meaningful case, annotated and assigned to a module; plus the
+    names of the cases left out and why."""
+    cases, skipped = [], {}
+    for family in FAMILIES:
+        kept = []
+        for case in family():
+            try:
+                kept.append(annotate(case))
+            except Skip as why:
+                skipped[case.name] = str(why)
+        for i in range(0, len(kept), MAX_KERNELS):
+            module = f"lib_{family.__name__[:-len('_family')]}_{i // MAX_KERNELS}"
+            for case in kept[i:i + MAX_KERNELS]:
+                case.module = module
+        cases += kept
+    names = [c.name for c in cases]
+    assert len(names) == len(set(names)), "duplicate case names"
+    return cases, skipped
+
+
+def module_sources(cases):
+    """{module: (source text, {case name: (first line, last line)})}."""
+    mods = {}
+    for case in cases:
+        mods.setdefault(case.module, []).append(case)
+    out = {}
+    for module, members in mods.items():
+        text = "# Generated by tests/e2e/library_cases.py\nfrom pydd import *\n"
+        lines = {}
+        for case in members:
+            text += "\n\n"
+            first = text.count("\n") + 1
+            text += case.source()
+            lines[case.name] = (first, text.count("\n"))
+        out[module] = (text, lines)
+    return out
+
+
+if __name__ == "__main__":
+    cases, skipped = all_cases()
+    if len(sys.argv) > 2 and sys.argv[1] == "--source":
+        print(module_sources(cases)[sys.argv[2]][0])
+    elif len(sys.argv) > 1 and sys.argv[1] == "--list":
+        for c in cases:
+            print(c.module, c.name, len(c.patterns))
+    else:
+        from collections import Counter
+        print(len(cases), "cases,", len(skipped), "left out,", len({c.module for c in cases}), "modules")
+        print(Counter(c.family for c in cases))
