@@ -234,13 +234,21 @@ class FunctionEmitter {
       case ExprKind::Index: return index(static_cast<const Index&>(e));
       case ExprKind::Cast: return cast(static_cast<const Cast&>(e));
       case ExprKind::TupleLit: {
-        // Only shapes reach here: a braced list of int64.
-        std::string s = "{";
+        // List-initialization: braces evaluate left to right, as Python.
         auto& t = static_cast<const TupleLit&>(e);
+        std::string s = cxxType(e.type) + "{";
         for (size_t i = 0; i < t.elems.size(); ++i) s += (i ? ", " : "") + expr(*t.elems[i]);
         return s + "}";
       }
-      case ExprKind::Attribute: break;  // rewritten by sema
+      case ExprKind::DictLit: {
+        auto& d = static_cast<const DictLit&>(e);
+        std::string s = cxxType(e.type) + "{";
+        for (size_t i = 0; i < d.keys.size(); ++i) s += std::string(i ? ", " : "") + "{" + expr(*d.keys[i]) + ", " + expr(*d.values[i]) + "}";
+        return s + "}";
+      }
+      case ExprKind::Slice:       // only inside a subscript
+      case ExprKind::Attribute:   // rewritten by sema
+        break;
     }
     return "/* unsupported */";
   }
@@ -287,7 +295,7 @@ class FunctionEmitter {
   /// function or a library function with side effects.
   static bool hasEffects(const Expr& e) {
     if (auto* c = dyn_cast<Call>(&e))
-      if (c->target == CallTarget::User || (c->library && c->library->hasSideEffects)) return true;
+      if (c->target == CallTarget::User || (c->library && c->library->hasSideEffects())) return true;
     bool found = false;
     forEachChild(const_cast<Expr&>(e), [&](ExprPtr& c) { found = found || hasEffects(*c); });
     return found;
@@ -391,7 +399,43 @@ class FunctionEmitter {
     return false;
   }
 
+  /// A subscript that is not an array element: a view, a list element, a
+  /// dict entry, a tuple part.
+  std::string subscript(const Index& x) {
+    const Type& base = x.base->type;
+    if (base.isTuple()) {
+      int64_t k = static_cast<const IntLit&>(*stripCasts(*x.indices[0])).value;
+      if (k < 0) k += static_cast<int64_t>(base.elems().size());
+      return "std::get<" + std::to_string(k) + ">(" + expr(*x.base) + ")";
+    }
+    std::vector<const Expr*> operands = {x.base.get()};
+    for (auto& i : x.indices) operands.push_back(i.get());
+    return sequenced(operands, [&](const std::vector<std::string>& v) {
+      if (base.isList()) return "(" + v[0] + ")[" + v[1] + "]";
+      if (base.isDict()) return "(" + v[0] + ").at(" + v[1] + ")";
+      // A view: integers pick, slices keep an axis.
+      std::string s = "pydd::subarray<" + std::to_string(x.type.rank()) + ">(" + v[0];
+      for (size_t k = 0; k < x.indices.size(); ++k) {
+        auto* sl = dyn_cast<Slice>(x.indices[k].get());
+        if (!sl) {
+          s += ", int64_t(" + v[k + 1] + ")";
+          continue;
+        }
+        auto part = [&](const ExprPtr& p, const char* dflt) { return p ? expr(*p) : std::string(dflt); };
+        s += ", pydd::Slice{" + part(sl->start, "0") + ", " + part(sl->stop, "0") + ", " + part(sl->step, "1") + ", " +
+             (sl->start ? "true" : "false") + ", " + (sl->stop ? "true" : "false") + "}";
+      }
+      return s + ")";
+    });
+  }
+
+  static const Expr* stripCasts(const Expr& e) {
+    if (auto* c = dyn_cast<Cast>(&e)) return stripCasts(*c->operand);
+    return &e;
+  }
+
   std::string index(const Index& x) {
+    if (!x.type.isScalar() || !x.base->type.isArray()) return subscript(x);
     std::vector<const Expr*> indices;
     for (auto& i : x.indices) indices.push_back(i.get());
     auto* var = dyn_cast<VarRef>(x.base.get());
@@ -440,6 +484,24 @@ class FunctionEmitter {
       if (Views.count(v->name)) line(depth, Views[v->name] + " = " + var(v->name) + ".view();");
       return;
     }
+    auto& x = static_cast<const Index&>(target);
+    if (target.type.isArray() || x.base->type.isDict()) {
+      // Python evaluates the value before the target's parts.
+      std::string t = temp("value");
+      line(depth, "{");
+      line(depth + 1, "const auto " + t + " = " + value + ";");
+      if (target.type.isArray()) {
+        line(depth + 1, "pydd::assign(" + expr(target) + ", " + t + ");");
+      } else {
+        std::vector<const Expr*> operands = {x.base.get(), x.indices[0].get()};
+        line(depth + 1, sequenced(operands, [&](const std::vector<std::string>& v) {
+               return "(" + v[0] + ").set(" + v[1] + ", " + t + ")";
+             }) + ";");
+      }
+      line(depth, "}");
+      return;
+    }
+    // C++17 sequences the right operand of = before the left.
     line(depth, expr(target) + " = " + value + ";");
   }
 
@@ -454,6 +516,20 @@ class FunctionEmitter {
         auto& a = static_cast<const Assign&>(s);
         if (!a.value) return;
         if (a.targets.size() == 1) return store(*a.targets[0], expr(*a.value), depth);
+        if (a.value->kind != ExprKind::TupleLit) {
+          // Unpacking a tuple value: each part converted to its target.
+          std::string t = temp("tup");
+          line(depth, "{");
+          line(depth + 1, "const auto " + t + " = " + expr(*a.value) + ";");
+          for (size_t i = 0; i < a.targets.size(); ++i) {
+            std::string part = "std::get<" + std::to_string(i) + ">(" + t + ")";
+            const Type& to = a.targets[i]->type;
+            if (to.isScalar() && a.value->type.elems()[i] != to) part = "static_cast<" + cxxType(to) + ">(" + part + ")";
+            store(*a.targets[i], part, depth + 1);
+          }
+          line(depth, "}");
+          return;
+        }
         // Tuple assignment: evaluate every value before storing any.
         auto& tup = static_cast<const TupleLit&>(*a.value);
         line(depth, "{");
@@ -535,12 +611,29 @@ class FunctionEmitter {
       // the body does not change the iteration, as in Python.
       line(depth + 1, "for (int64_t " + i + " = " + start + "; " + cond + "; " + i + " += " + step + ") {");
       line(depth + 2, loopVar + " = " + (varType && *varType != Type::int64() ? cxxType(*varType) + "(" + i + ")" : i) + ";");
-    } else {
+    } else if (f.iterable->type.isArray()) {
       std::string arr = temp("seq"), view = temp("seq_v"), i = temp("i");
-      line(depth + 1, "const " + cxxType(f.iterable->type) + " " + arr + " = " + expr(*f.iterable) + ";");
+      const Type& t = f.iterable->type;
+      line(depth + 1, "const " + cxxType(t) + " " + arr + " = " + expr(*f.iterable) + ";");
       line(depth + 1, "const auto " + view + " = " + arr + ".view();");
       line(depth + 1, "for (int64_t " + i + " = 0; " + i + " < " + view + ".shape[0]; ++" + i + ") {");
-      line(depth + 2, loopVar + " = " + view + "(" + i + ");");
+      // A 1-D array yields elements, a higher-rank one row views.
+      if (t.rank() == 1)
+        line(depth + 2, loopVar + " = " + view + "(" + i + ");");
+      else
+        line(depth + 2, loopVar + " = pydd::subarray<" + std::to_string(t.rank() - 1) + ">(" + arr + ", " + i + ");");
+      if (Views.count(f.var)) line(depth + 2, Views[f.var] + " = " + loopVar + ".view();");
+    } else {
+      // Lists are iterated by position while the position is in range, as
+      // Python's list iterator does (appending in the body extends the
+      // loop); a dict is iterated over a snapshot of its keys.
+      std::string seq = temp("seq"), i = temp("i");
+      const Type& t = f.iterable->type;
+      std::string value = t.isDict() ? "pydd::dict_keys(" + expr(*f.iterable) + ")" : expr(*f.iterable);
+      line(depth + 1, "const auto " + seq + " = " + value + ";");
+      line(depth + 1, "for (int64_t " + i + " = 0; " + i + " < " + seq + ".size(); ++" + i + ") {");
+      line(depth + 2, loopVar + " = " + seq + "[" + i + "];");
+      if (Views.count(f.var)) line(depth + 2, Views[f.var] + " = " + loopVar + ".view();");
     }
     block(*f.body, depth + 2);
     line(depth + 1, "}");
@@ -597,7 +690,7 @@ std::string cxxDeclaration(const Module& m, const Function& f) {
 
 std::string emitKernelCpp(const Module& m, const CppOptions& options) {
   std::string out = "// Generated by pyddc from " + m.path + ". Do not edit.\n";
-  out += "#include <cstdint>\n#include <limits>\n\n#include \"pydd/runtime.h\"\n\n";
+  out += "#include <cstdint>\n#include <limits>\n#include <tuple>\n\n#include \"pydd/runtime.h\"\n\n";
   out += "namespace " + cxxIdentifier(m.name) + " {\n\n";
   for (auto& f : m.functions) out += cxxDeclaration(m, *f) + ";\n";
   for (auto& f : m.functions) out += "\n" + FunctionEmitter(m, *f, options).emit();

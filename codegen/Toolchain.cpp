@@ -132,6 +132,9 @@ BuildOutput buildPythonModule(const std::string& source, const std::string& modu
   argv.push_back("-L" PYDD_LIBRARY_DIR);
   argv.push_back("-Wl,-rpath," PYDD_LIBRARY_DIR);
   argv.push_back("-lpydd_python");
+  // Dense products and factorizations call OpenBLAS; a kernel without them
+  // does not keep the dependency.
+  for (const char* f : {"-Wl,--as-needed", "-lopenblas"}) argv.push_back(f);
   if (!run(argv, scratch, options.verbose, out.error)) return out;
   out.ok = publish(so, outDir, module + PYDD_EXT_SUFFIX, out.error);
   return out;
@@ -166,8 +169,9 @@ BuildOutput buildCppLibrary(const std::string& source, const std::string& header
   for (llvm::sys::fs::directory_iterator it(runtimeObjects, ec), end; it != end && !ec; it.increment(ec))
     archiveCmd.push_back(it->path());
   if (!run(archiveCmd, scratch, options.verbose, out.error)) return out;
-  if (!run({options.cxx, "-shared", "-o", shared, obj, PYDD_LIBRARY_DIR "/libpydd_runtime.a"}, scratch, options.verbose,
-           out.error))
+  if (!run({options.cxx, "-shared", "-o", shared, obj, PYDD_LIBRARY_DIR "/libpydd_runtime.a", "-Wl,--as-needed",
+            "-lopenblas"},
+           scratch, options.verbose, out.error))
     return out;
   out.ok = publish(archive, outDir, "lib" + module + ".a", out.error) &&
            publish(shared, outDir, "lib" + module + ".so", out.error) &&
@@ -176,6 +180,6 @@ BuildOutput buildCppLibrary(const std::string& source, const std::string& header
 }
 
 std::string hostCxxFlags() { return "-std=c++17 -fwrapv -ffp-contract=off -I" PYDD_RUNTIME_INCLUDE_DIR; }
-std::string hostLdFlags() { return "-lm"; }
+std::string hostLdFlags() { return "-lopenblas -lm"; }
 
 }  // namespace pydd

@@ -70,7 +70,6 @@ const char* unsupportedConstruct(llvm::StringRef type) {
       .Case("yield", "generators ('yield') are")
       .Case("await", "'await' expressions are")
       .Case("named_expression", "assignment expressions (':=') are")
-      .Case("dictionary", "dict literals are")
       .Case("set", "set literals are")
       .Case("list_splat", "star-arguments are")
       .Case("dictionary_splat", "keyword star-arguments are")
@@ -78,7 +77,6 @@ const char* unsupportedConstruct(llvm::StringRef type) {
       .Case("dictionary_splat_pattern", "keyword star-arguments are")
       .Case("keyword_separator", "keyword-only arguments are")
       .Case("positional_separator", "positional-only markers are")
-      .Case("slice", "slices are")
       .Case("ellipsis", "'...' is")
       .Case("none", "None values are")
       .Case("concatenated_string", "implicitly concatenated strings are")
@@ -159,7 +157,7 @@ class Lowerer {
     Type t = parseTypeText(text(n));
     if (t.isUnknown())
       error(n, "unknown type '" + text(n) +
-                   "'; expected bool, int32, int64, float32, float64, Array(T, n), List(T), Dict(K, V) or Heap(T)");
+                   "'; expected bool, int32, int64, float32, float64, Array(T, n), List(T), Dict(K, V), Heap(T) or a tuple (T1, T2)");
     return t;
   }
 
@@ -422,6 +420,20 @@ class Lowerer {
     unsupported(left, "cannot assign to this expression");
   }
 
+  /// An index read twice (as the target and as the current value of an
+  /// augmented assignment) but evaluated once: a literal or a name is
+  /// simply repeated, anything else goes into a temporary first.
+  std::pair<ExprPtr, ExprPtr> evaluatedOnce(TSNode n, Block& out) {
+    llvm::StringRef kt = typeOf(n);
+    if (kt == "integer" || kt == "identifier") return {expr(n), expr(n)};
+    std::string temp = newTemp("index");
+    auto t = std::make_unique<Assign>(locOf(n));
+    t->targets.push_back(std::make_unique<VarRef>(locOf(n), temp));
+    t->value = expr(n);
+    out.stmts.push_back(std::move(t));
+    return {std::make_unique<VarRef>(locOf(n), temp), std::make_unique<VarRef>(locOf(n), temp)};
+  }
+
   void augmentedAssignment(TSNode n, Block& out) {
     TSNode left = field(n, "left");
     llvm::StringRef opText = text(field(n, "operator"));
@@ -442,20 +454,29 @@ class Lowerer {
       auto load = std::make_unique<Index>(locOf(left), expr(field(left, "value")));
       auto kids = namedChildren(left);
       for (size_t i = 1; i < kids.size(); ++i) {
-        llvm::StringRef kt = typeOf(kids[i]);
-        if (kt == "slice") return error(kids[i], "slices are not supported in pydd kernels yet");
-        if (kt == "integer" || kt == "identifier") {
-          target->indices.push_back(expr(kids[i]));
-          load->indices.push_back(expr(kids[i]));
+        if (typeOf(kids[i]) != "slice") {
+          auto [t, l] = evaluatedOnce(kids[i], out);
+          target->indices.push_back(std::move(t));
+          load->indices.push_back(std::move(l));
           continue;
         }
-        std::string temp = newTemp("index");
-        auto t = std::make_unique<Assign>(locOf(kids[i]));
-        t->targets.push_back(std::make_unique<VarRef>(locOf(kids[i]), temp));
-        t->value = expr(kids[i]);
-        out.stmts.push_back(std::move(t));
-        target->indices.push_back(std::make_unique<VarRef>(locOf(kids[i]), temp));
-        load->indices.push_back(std::make_unique<VarRef>(locOf(kids[i]), temp));
+        auto ts = std::make_unique<Slice>(locOf(kids[i]));
+        auto ls = std::make_unique<Slice>(locOf(kids[i]));
+        int colons = 0;
+        uint32_t count = ts_node_child_count(kids[i]);
+        for (uint32_t j = 0; j < count; ++j) {
+          TSNode k = ts_node_child(kids[i], j);
+          if (!ts_node_is_named(k)) {
+            colons += typeOf(k) == ":";
+            continue;
+          }
+          if (typeOf(k) == "comment") continue;
+          auto [t, l] = evaluatedOnce(k, out);
+          (colons == 0 ? ts->start : colons == 1 ? ts->stop : ts->step) = std::move(t);
+          (colons == 0 ? ls->start : colons == 1 ? ls->stop : ls->step) = std::move(l);
+        }
+        target->indices.push_back(std::move(ts));
+        load->indices.push_back(std::move(ls));
       }
       a->targets.push_back(std::move(target));
       current = std::move(load);
@@ -463,6 +484,7 @@ class Lowerer {
       return error(left, "augmented assignment needs a variable or an element of a named array as target");
     }
     a->value = std::make_unique<Binary>(locOf(field(n, "operator")), op, std::move(current), expr(field(n, "right")));
+    a->augmented = true;
     out.stmts.push_back(std::move(a));
   }
 
@@ -473,7 +495,8 @@ class Lowerer {
                  .Case("+", int(BinaryOp::Add)).Case("-", int(BinaryOp::Sub))
                  .Case("*", int(BinaryOp::Mul)).Case("/", int(BinaryOp::Div))
                  .Case("//", int(BinaryOp::FloorDiv)).Case("%", int(BinaryOp::Mod))
-                 .Case("**", int(BinaryOp::Pow)).Case("&", int(BinaryOp::BitAnd))
+                 .Case("**", int(BinaryOp::Pow)).Case("@", int(BinaryOp::MatMul))
+                 .Case("&", int(BinaryOp::BitAnd))
                  .Case("|", int(BinaryOp::BitOr)).Case("^", int(BinaryOp::BitXor))
                  .Case("<<", int(BinaryOp::Shl)).Case(">>", int(BinaryOp::Shr))
                  .Default(-1);
@@ -526,14 +549,21 @@ class Lowerer {
     if (t == "subscript") {
       auto x = std::make_unique<Index>(loc, expr(field(n, "value")));
       auto kids = namedChildren(n);
-      for (size_t i = 1; i < kids.size(); ++i) {
-        if (typeOf(kids[i]) == "slice") {
-          error(kids[i], "slices are not supported in pydd kernels yet");
+      for (size_t i = 1; i < kids.size(); ++i) x->indices.push_back(expr(kids[i]));
+      return x;
+    }
+    if (t == "slice") return slice(n);
+    if (t == "dictionary") {
+      auto d = std::make_unique<DictLit>(loc);
+      for (TSNode pair : namedChildren(n)) {
+        if (typeOf(pair) != "pair") {
+          unsupported(pair);
           return poison(loc);
         }
-        x->indices.push_back(expr(kids[i]));
+        d->keys.push_back(expr(field(pair, "key")));
+        d->values.push_back(expr(field(pair, "value")));
       }
-      return x;
+      return d;
     }
     if (t == "attribute") return std::make_unique<Attribute>(loc, expr(field(n, "object")), text(field(n, "attribute")).str());
     if (t == "tuple" || t == "list" || t == "expression_list") {
@@ -709,6 +739,23 @@ class Lowerer {
     }
   }
 
+  /// `start:stop:step`: the parts are told apart by the colons around them.
+  ExprPtr slice(TSNode n) {
+    auto sl = std::make_unique<Slice>(locOf(n));
+    int colons = 0;
+    uint32_t count = ts_node_child_count(n);
+    for (uint32_t i = 0; i < count; ++i) {
+      TSNode k = ts_node_child(n, i);
+      if (typeOf(k) == "comment") continue;
+      if (!ts_node_is_named(k)) {
+        if (typeOf(k) == ":") ++colons;
+        continue;
+      }
+      (colons == 0 ? sl->start : colons == 1 ? sl->stop : sl->step) = expr(k);
+    }
+    return sl;
+  }
+
   ExprPtr comparison(TSNode n) {
     auto c = std::make_unique<Compare>(locOf(n));
     uint32_t count = ts_node_child_count(n);
@@ -724,10 +771,15 @@ class Lowerer {
                    .Case("<", int(CmpOp::Lt)).Case("<=", int(CmpOp::Le))
                    .Case(">", int(CmpOp::Gt)).Case(">=", int(CmpOp::Ge))
                    .Case("==", int(CmpOp::Eq)).Case("!=", int(CmpOp::Ne))
+                   .Case("in", int(CmpOp::In)).Case("not in", int(CmpOp::NotIn))
                    .Default(-1);
+      // `not in` arrives as two tokens.
+      if (kt == "not" && i + 1 < count && typeOf(ts_node_child(n, i + 1)) == "in") {
+        op = int(CmpOp::NotIn);
+        ++i;
+      }
       if (op < 0) {
-        // `not in` and `is not` arrive as two tokens; report the first.
-        error(k, "the '" + text(k) + "' operator is not supported in pydd kernels yet");
+        error(k, "the '" + text(k) + "' operator is not supported in pydd kernels");
         return poison(locOf(n));
       }
       c->ops.push_back(CmpOp(op));
@@ -742,12 +794,18 @@ class Lowerer {
       unsupported(argList);
       return poison(locOf(n));
     }
-    if (typeOf(fn) != "identifier") {
-      error(fn, typeOf(fn) == "attribute" ? "method calls are not supported in pydd kernels yet"
-                                          : "only named functions can be called in pydd kernels");
+    std::unique_ptr<Call> c;
+    if (typeOf(fn) == "attribute") {
+      // `x.name(args)`: a library function or container method called on x.
+      c = std::make_unique<Call>(locOf(n), text(field(fn, "attribute")).str());
+      c->isMethod = true;
+      c->args.push_back(expr(field(fn, "object")));
+    } else if (typeOf(fn) == "identifier") {
+      c = std::make_unique<Call>(locOf(n), text(fn).str());
+    } else {
+      error(fn, "only named functions and methods can be called in pydd kernels");
       return poison(locOf(n));
     }
-    auto c = std::make_unique<Call>(locOf(n), text(fn).str());
     for (TSNode a : namedChildren(argList)) {
       if (typeOf(a) == "keyword_argument") {
         TSNode name = field(a, "name");
@@ -788,7 +846,7 @@ namespace {
 
 /// Recursive descent over the annotation grammar:
 ///   type := scalar | Array(scalar[, rank]) | List(type) | Dict(type, type)
-///         | Heap(type[, type])
+///         | Heap(type[, type]) | Tuple(type, ...) | (type, ...)
 Type parseTypePrefix(llvm::StringRef& text) {
   text = text.ltrim();
   size_t n = 0;
@@ -797,7 +855,9 @@ Type parseTypePrefix(llvm::StringRef& text) {
   text = text.drop_front(n).ltrim();
   ScalarKind s;
   if (parseScalarName(name, s)) return Type::scalar(s);
-  if (name != "Array" && name != "List" && name != "Dict" && name != "Heap") return Type();
+  // `(int64, float64)` is the same as Tuple(int64, float64).
+  if (name.empty() && text.startswith("(")) name = "Tuple";
+  if (name != "Array" && name != "List" && name != "Dict" && name != "Heap" && name != "Tuple") return Type();
   if (!text.consume_front("(")) return Type();
   std::vector<Type> args;
   unsigned rank = 1;
@@ -821,6 +881,7 @@ Type parseTypePrefix(llvm::StringRef& text) {
     if (args.size() != 1 || !args[0].isScalar()) return Type();
     return Type::array(args[0].elem(), static_cast<int>(rank));
   }
+  if (name == "Tuple") return args.size() >= 1 ? Type::tuple(args) : Type();
   if (name == "List") return args.size() == 1 ? Type::list(args[0]) : Type();
   if (name == "Dict") return args.size() == 2 ? Type::dict(args[0], args[1]) : Type();
   if (args.empty() || args.size() > 2) return Type();

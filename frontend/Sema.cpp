@@ -15,23 +15,7 @@ namespace {
 
 // ---- typing rules shared by inference and finalization ----------------------
 
-/// A literal written in the source, possibly negated: weak in arithmetic.
-bool isWeak(const Expr& e) {
-  if (e.kind == ExprKind::IntLit || e.kind == ExprKind::FloatLit || e.kind == ExprKind::BoolLit) return true;
-  if (auto* u = dyn_cast<Unary>(&e)) return u->op != UnaryOp::Invert && isWeak(*u->operand);
-  return false;
-}
-
-int kindCategory(ScalarKind k) { return k == ScalarKind::Bool ? 0 : isIntegerKind(k) ? 1 : 2; }
-
-/// The common kind of two scalar operands, NEP 50 style: a weak literal
-/// takes the other operand's kind when that kind can hold it.
-ScalarKind commonKind(ScalarKind l, bool lweak, ScalarKind r, bool rweak) {
-  if (lweak == rweak) return promote(l, r);
-  ScalarKind weak = lweak ? l : r, strong = lweak ? r : l;
-  if (kindCategory(weak) <= kindCategory(strong)) return strong;
-  return kindCategory(weak) == 2 ? ScalarKind::Float64 : ScalarKind::Int64;
-}
+bool isWeak(const Expr& e) { return isWeakLiteral(e); }
 
 bool isBitwise(BinaryOp op) {
   return op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor || op == BinaryOp::Shl ||
@@ -90,13 +74,17 @@ class Resolver : public Mutator {
     }
     mutateChildren(*e);
     if (auto* attr = dyn_cast<Attribute>(e.get())) {
-      if (attr->name == "ndim") {
-        auto call = std::make_unique<Call>(attr->loc, "ndim");
+      // Array attributes are library calls: A.shape, A.T, A.ndim, A.size.
+      static const std::map<std::string, const char*> attributes = {
+          {"shape", "shape"}, {"T", "transpose"}, {"ndim", "ndim"}, {"size", "size"}};
+      auto it = attributes.find(attr->name);
+      if (it != attributes.end()) {
+        auto call = std::make_unique<Call>(attr->loc, it->second);
+        call->isMethod = true;
         call->args.push_back(std::move(attr->base));
         return resolveCall(std::move(call));
       }
-      Diag.error(attr->loc, "attribute '" + attr->name + "' is not supported in pydd kernels" +
-                                (attr->name == "shape" ? "; index it, as in A.shape[0]" : ""));
+      Diag.error(attr->loc, "attribute '" + attr->name + "' is not supported in pydd kernels");
       return e;
     }
     if (e->kind == ExprKind::Call) return resolveCall(std::move(e));
@@ -166,6 +154,16 @@ class Resolver : public Mutator {
       Diag.error(c.loc, "Array(...) is a type; it can only appear in annotations");
       return e;
     }
+    if (c.isMethod) {
+      // x.name(args) is name(x, args) for every library function, and the
+      // only spelling of container methods such as l.append(v).
+      const LibraryFunction* lib = lookupLibraryFunction(c.callee);
+      if (!lib) {
+        Diag.error(c.loc, "unknown method '" + c.callee + "'");
+        return e;
+      }
+      return bindLibrary(std::move(e), *lib);
+    }
     if (Function* f = M.find(c.callee)) {
       c.target = CallTarget::User;
       std::vector<std::string> names;
@@ -174,17 +172,26 @@ class Resolver : public Mutator {
       return e;
     }
     if (const LibraryFunction* lib = lookupLibraryFunction(c.callee)) {
-      c.target = CallTarget::Library;
-      c.library = lib;
-      bool variadic = !lib->params.empty() && std::string(lib->params.back()) == "*";
-      std::vector<std::string> names(lib->params.begin(), lib->params.end() - (variadic ? 1 : 0));
-      bindArguments(c, names, lib->required, variadic);
-      // A dtype argument may be written as a bare type name.
-      for (size_t i = 0; i < names.size() && i < c.args.size(); ++i)
-        if (names[i] == "dtype" && c.args[i]) c.args[i] = typeNameAsValue(std::move(c.args[i]));
-      return e;
+      if (lib->methodOnly) {
+        Diag.error(c.loc, "'" + c.callee + "' is a method; call it as x." + c.callee + "(...)");
+        return e;
+      }
+      return bindLibrary(std::move(e), *lib);
     }
     Diag.error(c.loc, "unknown function '" + c.callee + "'");
+    return e;
+  }
+
+  ExprPtr bindLibrary(ExprPtr e, const LibraryFunction& lib) {
+    auto& c = static_cast<Call&>(*e);
+    c.target = CallTarget::Library;
+    c.library = &lib;
+    bool variadic = !lib.params.empty() && std::string(lib.params.back()) == "*";
+    std::vector<std::string> names(lib.params.begin(), lib.params.end() - (variadic ? 1 : 0));
+    bindArguments(c, names, lib.required, variadic);
+    // A dtype argument may be written as a bare type name.
+    for (size_t i = 0; i < names.size() && i < c.args.size(); ++i)
+      if (names[i] == "dtype" && c.args[i]) c.args[i] = typeNameAsValue(std::move(c.args[i]));
     return e;
   }
 
@@ -313,10 +320,15 @@ class FunctionTyper {
       if (report) Diag.error(loc, "'" + name + "' is assigned the result of a call that returns nothing");
       return false;
     }
-    if (!t.isScalar() && !t.isArray()) {
+    if (t.isString()) {
+      if (report) Diag.error(loc, "'" + name + "' cannot hold a string; strings are only print() arguments");
+      return false;
+    }
+    if (!t.isComplete()) {
       if (report)
-        Diag.error(loc, "'" + name + "' cannot hold " + (t.isTuple() ? std::string("a tuple or list") : t.str()) +
-                            "; lists and tuples as values are not supported yet");
+        Diag.error(loc, "cannot infer the element type of an empty " + t.str().substr(0, t.str().find('(')) +
+                            "; annotate it, as in '" + name + ": " +
+                            (t.isDict() ? "Dict(int64, float64)" : t.isHeap() ? "Heap(float64)" : "List(int64)") + " = ...'");
       return false;
     }
     if (v.type.isUnknown()) {
@@ -367,11 +379,15 @@ class FunctionTyper {
         defineTargets(*a);
         return;
       }
-      Type vt = typeOf(*a->value, Reporting);
+      Type vt = typeOf(a->value, Reporting);
       if (a->targets.size() == 1) {
+        // `A += B` on an array updates A in place: A keeps its type.
+        if (auto* v = dyn_cast<VarRef>(a->targets[0].get()); v && a->augmented && Vars[v->name].type.isArray()) return;
         assignInfer(*a->targets[0], vt);
-      } else if (auto* tup = dyn_cast<TupleLit>(a->value.get()); tup && tup->elems.size() == a->targets.size()) {
+      } else if (auto* tup = dyn_cast<TupleLit>(a->value.get()); tup && !tup->isList && tup->elems.size() == a->targets.size()) {
         for (size_t i = 0; i < a->targets.size(); ++i) assignInfer(*a->targets[i], tup->elems[i]->type);
+      } else if (vt.isTuple() && vt.elems().size() == a->targets.size()) {
+        for (size_t i = 0; i < a->targets.size(); ++i) assignInfer(*a->targets[i], vt.elems()[i]);
       } else {
         defineTargets(*a);
       }
@@ -382,16 +398,25 @@ class FunctionTyper {
       if (f->isRange) {
         Changed |= unify(v, f->var, Type::int64(), f->varLoc, Reporting);
       } else {
-        Type it = typeOf(*f->iterable, Reporting);
-        if (it.isArray() && it.rank() == 1)
-          Changed |= unify(v, f->var, Type::scalar(it.elem()), f->varLoc, Reporting);
+        Type it = typeOf(f->iterable, Reporting);
+        Type elem = iteratedType(it);
+        if (!elem.isUnknown())
+          Changed |= unify(v, f->var, elem, f->varLoc, Reporting);
         else if (!it.isUnknown() && Reporting)
-          Diag.error(f->iterable->loc, "a for loop iterates over range(...) or a 1-D array, not " + it.str());
+          Diag.error(f->iterable->loc, "a for loop iterates over range(...), an array, a list or a dict, not " + it.str());
       }
       inferBlock(*f->body);
       return;
     }
     forEachPart(s, [](ExprPtr&) {}, [&](Block& inner) { inferBlock(inner); });
+  }
+
+  /// What `for x in c` binds x to: an element of a 1-D array, a row view
+  /// of a higher-rank array, a list element, a dict key.
+  static Type iteratedType(const Type& t) {
+    if (t.isArray()) return t.rank() == 1 ? Type::scalar(t.elem()) : Type::array(t.elem(), t.rank() - 1);
+    if (t.isList() || t.isDict()) return t.elems()[0];
+    return Type();
   }
 
   void defineTargets(Assign& a) {
@@ -508,9 +533,9 @@ class FunctionTyper {
 
   /// Computes and records the type of `e` and its children. With `report`
   /// false (during inference) problems yield Unknown silently.
-  Type typeOf(Expr& e, bool report) {
+  Type typeOf(ExprPtr& e, bool report) {
     Type t = computeType(e, report);
-    e.type = t;
+    e->type = t;
     return t;
   }
 
@@ -519,7 +544,55 @@ class FunctionTyper {
     return Type();
   }
 
-  Type computeType(Expr& e, bool report) {
+  template <typename... Slots>
+  static std::vector<ExprPtr> takeOperands(Slots&... slots) {
+    std::vector<ExprPtr> out;
+    (out.push_back(std::move(slots)), ...);
+    return out;
+  }
+
+  static const char* arrayOperatorFunction(BinaryOp op) {
+    switch (op) {
+      case BinaryOp::Add: return "add";
+      case BinaryOp::Sub: return "sub";
+      case BinaryOp::Mul: return "mul";
+      case BinaryOp::Div: return "div";
+      case BinaryOp::FloorDiv: return "floordiv";
+      case BinaryOp::Mod: return "mod";
+      case BinaryOp::Pow: return "pow";
+      case BinaryOp::MatMul: return "matmult";
+      default: return nullptr;
+    }
+  }
+
+  static const char* arrayComparisonFunction(CmpOp op) {
+    switch (op) {
+      case CmpOp::Lt: return "lt";
+      case CmpOp::Le: return "le";
+      case CmpOp::Gt: return "gt";
+      case CmpOp::Ge: return "ge";
+      case CmpOp::Eq: return "eq";
+      default: return "neq";
+    }
+  }
+
+  /// Containers whose truth value is "not empty", as in Python.
+  static bool isSized(const Type& t) { return t.isList() || t.isDict() || t.isHeap(); }
+
+  /// Replaces `slot` by a call of the library function `name` on `args`
+  /// and types it: how sema rewrites operators on arrays (a + b becomes
+  /// add(a, b)), which is what later passes optimize.
+  Type lowerToCall(ExprPtr& slot, const char* name, std::vector<ExprPtr> args, bool report) {
+    auto call = std::make_unique<Call>(slot->loc, name);
+    call->target = CallTarget::Library;
+    call->library = lookupLibraryFunction(name);
+    call->args = std::move(args);
+    slot = std::move(call);
+    return callType(static_cast<Call&>(*slot), report);
+  }
+
+  Type computeType(ExprPtr& slot, bool report) {
+    Expr& e = *slot;
     switch (e.kind) {
       case ExprKind::IntLit: return Type::int64();
       case ExprKind::FloatLit: return Type::float64();
@@ -538,17 +611,30 @@ class FunctionTyper {
       }
       case ExprKind::Unary: {
         auto& u = static_cast<Unary&>(e);
-        Type t = typeOf(*u.operand, report);
+        Type t = typeOf(u.operand, report);
         if (t.isUnknown()) return t;
-        if (!t.isScalar()) return bad(report, u.loc, "unary operator on " + t.str() + " is not supported yet");
+        if (t.isArray()) {
+          if (u.op == UnaryOp::Invert)
+            return bad(report, u.loc, "'~' on arrays is not supported; use logical_not for bool arrays");
+          // +A is a copy in NumPy (numpy.positive).
+          return lowerToCall(slot, u.op == UnaryOp::Neg ? "minus" : "copy", takeOperands(u.operand), report);
+        }
+        if (!t.isScalar()) return bad(report, u.loc, "bad operand type for unary operator: " + t.str());
         if (u.op == UnaryOp::Invert && t.isFloat())
           return bad(report, u.loc, "bad operand type for unary ~: " + t.str());
         return t.isBool() ? Type::int64() : t;
       }
       case ExprKind::Binary: {
         auto& b = static_cast<Binary&>(e);
-        Type lt = typeOf(*b.lhs, report), rt = typeOf(*b.rhs, report);
+        Type lt = typeOf(b.lhs, report), rt = typeOf(b.rhs, report);
         if (lt.isUnknown() || rt.isUnknown()) return Type();
+        if (lt.isArray() || rt.isArray() || b.op == BinaryOp::MatMul) {
+          const char* name = arrayOperatorFunction(b.op);
+          if (!name)
+            return bad(report, b.loc, std::string("operator '") + spelling(b.op) +
+                                          "' on arrays is not supported; use logical_and/logical_or for bool arrays");
+          return lowerToCall(slot, name, takeOperands(b.lhs, b.rhs), report);
+        }
         std::string err;
         Type t = binaryOperandType(b.op, *b.lhs, *b.rhs, err);
         if (t.isUnknown()) return bad(report, b.loc, err);
@@ -556,32 +642,54 @@ class FunctionTyper {
       }
       case ExprKind::Compare: {
         auto& c = static_cast<Compare&>(e);
-        bool known = true;
+        bool known = true, arrays = false, membership = false;
         for (auto& o : c.operands) {
-          Type t = typeOf(*o, report);
+          Type t = typeOf(o, report);
           if (t.isUnknown()) known = false;
-          else if (!t.isScalar()) return bad(report, o->loc, "comparison of " + t.str() + " is not supported yet");
+          arrays |= t.isArray();
         }
-        return known ? Type::boolTy() : Type();
+        for (CmpOp op : c.ops) membership |= op == CmpOp::In || op == CmpOp::NotIn;
+        if (!known) return Type();
+        if ((arrays || membership) && c.operands.size() > 2)
+          return bad(report, c.loc, membership ? "'in' cannot be part of a comparison chain in pydd kernels"
+                                               : "a comparison chain on arrays is ambiguous; combine comparisons with logical_and");
+        if (membership) {
+          // `x in c` is contains(c, x); `x not in c` is not contains(c, x).
+          bool negated = c.ops[0] == CmpOp::NotIn;
+          Type t = lowerToCall(slot, "contains", takeOperands(c.operands[1], c.operands[0]), report);
+          if (!negated || t.isUnknown()) return t;
+          slot->type = t;
+          slot = std::make_unique<Not>(slot->loc, std::move(slot));
+          return Type::boolTy();
+        }
+        if (arrays) return lowerToCall(slot, arrayComparisonFunction(c.ops[0]), takeOperands(c.operands[0], c.operands[1]), report);
+        for (auto& o : c.operands)
+          if (!o->type.isScalar()) return bad(report, o->loc, "comparison of " + o->type.str() + " is not supported");
+        return Type::boolTy();
       }
       case ExprKind::Logical: {
         auto& l = static_cast<Logical&>(e);
-        Type a = typeOf(*l.lhs, report), b = typeOf(*l.rhs, report);
+        Type a = typeOf(l.lhs, report), b = typeOf(l.rhs, report);
         if (a.isUnknown() || b.isUnknown()) return Type();
+        // On arrays `and`/`or` are element-wise (pydd's meaning; NumPy
+        // itself refuses the truth value of an array).
+        if (a.isArray() || b.isArray())
+          return lowerToCall(slot, l.isAnd ? "logical_and" : "logical_or", takeOperands(l.lhs, l.rhs), report);
         for (Expr* o : {l.lhs.get(), l.rhs.get()})
           if (!o->type.isScalar()) return bad(report, o->loc, "the truth value of " + o->type.str() + " is ambiguous");
         return Type::boolTy();
       }
       case ExprKind::Not: {
-        Type t = typeOf(*static_cast<Not&>(e).operand, report);
+        Type t = typeOf(static_cast<Not&>(e).operand, report);
         if (t.isUnknown()) return t;
-        if (!t.isScalar()) return bad(report, e.loc, "the truth value of " + t.str() + " is ambiguous");
+        if (t.isArray()) return lowerToCall(slot, "logical_not", takeOperands(static_cast<Not&>(e).operand), report);
+        if (!t.isScalar() && !isSized(t)) return bad(report, e.loc, "the truth value of " + t.str() + " is ambiguous");
         return Type::boolTy();
       }
       case ExprKind::Select: {
         auto& s = static_cast<Select&>(e);
-        Type c = typeOf(*s.cond, report);
-        Type a = typeOf(*s.trueValue, report), b = typeOf(*s.falseValue, report);
+        Type c = typeOf(s.cond, report);
+        Type a = typeOf(s.trueValue, report), b = typeOf(s.falseValue, report);
         if (c.isUnknown() || a.isUnknown() || b.isUnknown()) return Type();
         if (!c.isScalar()) return bad(report, s.cond->loc, "the truth value of " + c.str() + " is ambiguous");
         if (a.isScalar() && b.isScalar())
@@ -590,29 +698,11 @@ class FunctionTyper {
         return bad(report, s.loc, "both branches of a conditional expression must have one type, got " + a.str() + " and " + b.str());
       }
       case ExprKind::Call: return callType(static_cast<Call&>(e), report);
-      case ExprKind::Index: {
-        auto& x = static_cast<Index&>(e);
-        Type bt = typeOf(*x.base, report);
-        bool known = !bt.isUnknown();
-        for (auto& i : x.indices) {
-          Type it = typeOf(*i, report);
-          if (it.isUnknown()) known = false;
-          else if (!it.isInteger() && !it.isBool())
-            return bad(report, i->loc, "array indices must be integers, got " + it.str());
-        }
-        if (!known) return Type();
-        if (!bt.isArray()) return bad(report, x.base->loc, bt.str() + " cannot be indexed");
-        if (static_cast<int>(x.indices.size()) != bt.rank())
-          return bad(report, x.loc, "an array with " + std::to_string(bt.rank()) + " dimension" +
-                                        (bt.rank() == 1 ? "" : "s") + " needs " + std::to_string(bt.rank()) +
-                                        " indices, got " + std::to_string(x.indices.size()) +
-                                        " (slices are not supported yet)");
-        return Type::scalar(bt.elem());
-      }
+      case ExprKind::Index: return indexType(static_cast<Index&>(e), report);
       case ExprKind::Attribute: return Type();  // reported by the resolver
       case ExprKind::Cast: {
         auto& c = static_cast<Cast&>(e);
-        Type t = typeOf(*c.operand, report);
+        Type t = typeOf(c.operand, report);
         if (t.isUnknown()) return Type();
         if (!t.isScalar()) return bad(report, c.loc, "cannot convert " + t.str() + " to " + c.target.str());
         return c.target;
@@ -620,21 +710,125 @@ class FunctionTyper {
       case ExprKind::TupleLit: {
         auto& t = static_cast<TupleLit&>(e);
         std::vector<Type> elems;
+        bool known = true;
         for (auto& el : t.elems) {
-          Type et = typeOf(*el, report);
-          if (et.isUnknown()) return Type();
-          elems.push_back(et);
+          elems.push_back(typeOf(el, report));
+          known &= !elems.back().isUnknown();
         }
-        return Type::tuple(std::move(elems));
+        if (!known) return Type();
+        if (!t.isList) return Type::tuple(std::move(elems));
+        return Type::list(elementType(t.elems, "list", report));
+      }
+      case ExprKind::DictLit: {
+        auto& d = static_cast<DictLit&>(e);
+        bool known = true;
+        for (size_t i = 0; i < d.keys.size(); ++i) {
+          known &= !typeOf(d.keys[i], report).isUnknown();
+          known &= !typeOf(d.values[i], report).isUnknown();
+        }
+        if (!known) return Type();
+        Type k = elementType(d.keys, "dict keys", report), v = elementType(d.values, "dict values", report);
+        if (k.isComplete() && !k.isScalar()) return bad(report, d.keys[0]->loc, "dict keys must be bool or numbers, got " + k.str());
+        return Type::dict(k, v);
+      }
+      case ExprKind::Slice: {
+        auto& sl = static_cast<Slice&>(e);
+        for (ExprPtr* part : {&sl.start, &sl.stop, &sl.step}) {
+          if (!*part) continue;
+          Type t = typeOf(*part, report);
+          if (t.isUnknown()) return t;
+          if (!t.isInteger() && !t.isBool())
+            return bad(report, (*part)->loc, "slice indices must be integers, got " + t.str());
+        }
+        return Type::int64();  // a placeholder: a slice is not a value
       }
     }
     return Type();
   }
 
+  /// The element type of a list literal or of dict keys/values: the common
+  /// kind of scalars (literals weak, so [1, 2] is int64 and [1, x] takes
+  /// x's type), or one type shared by every element. Unknown inside the
+  /// result when empty.
+  Type elementType(const std::vector<ExprPtr>& elems, const char* what, bool report) {
+    if (elems.empty()) return Type();
+    Type t = elems[0]->type;
+    bool weak = isWeak(*elems[0]);
+    for (size_t i = 1; i < elems.size(); ++i) {
+      const Expr& el = *elems[i];
+      if (t.isScalar() && el.type.isScalar()) {
+        t = Type::scalar(commonKind(t.elem(), weak, el.type.elem(), isWeak(el)));
+        weak = weak && isWeak(el);
+      } else if (t != el.type) {
+        bad(report, el.loc, std::string(what) + " must share one type, got " + t.str() + " and " + el.type.str());
+        return Type::voidTy();
+      }
+    }
+    return t;
+  }
+
+  /// `A[i, j]` (an element), `A[i]`/`A[:, j]` (a view), `L[i]`, `d[k]`, `t[0]`.
+  Type indexType(Index& x, bool report) {
+    Type bt = typeOf(x.base, report);
+    bool known = !bt.isUnknown();
+    int integers = 0, slices = 0;
+    for (auto& i : x.indices) {
+      Type it = typeOf(i, report);
+      if (it.isUnknown()) {
+        known = false;
+        continue;
+      }
+      if (i->kind == ExprKind::Slice) {
+        ++slices;
+        continue;
+      }
+      if (bt.isDict()) continue;  // keys are checked below
+      if (!it.isInteger() && !it.isBool())
+        return bad(report, i->loc, (bt.isList() ? "list indices must be integers, got " : "array indices must be integers, got ") + it.str());
+      ++integers;
+    }
+    if (!known) return Type();
+    if (bt.isArray()) {
+      int n = static_cast<int>(x.indices.size());
+      if (n > bt.rank())
+        return bad(report, x.loc, "too many indices for array: array is " + std::to_string(bt.rank()) +
+                                      "-dimensional, but " + std::to_string(n) + " were indexed");
+      if (integers == bt.rank()) return Type::scalar(bt.elem());
+      return Type::array(bt.elem(), bt.rank() - integers);
+    }
+    if (x.indices.size() != 1)
+      return bad(report, x.loc, bt.str() + " takes one index, got " + std::to_string(x.indices.size()));
+    if (slices) return bad(report, x.indices[0]->loc, "slices of " + bt.str() + " are not supported; slices apply to arrays");
+    if (bt.isList()) return bt.elems()[0];
+    if (bt.isDict()) {
+      const Type& k = x.indices[0]->type;
+      if (!k.isScalar() || !canAssignImplicitly(k.elem(), bt.elems()[0].elem()))
+        return bad(report, x.indices[0]->loc, "a key of " + bt.str() + " cannot be " + k.str());
+      return bt.elems()[1];
+    }
+    if (bt.isTuple()) {
+      int64_t i;
+      if (!constantInt(*x.indices[0], i) || i < -static_cast<int64_t>(bt.elems().size()) ||
+          i >= static_cast<int64_t>(bt.elems().size()))
+        return bad(report, x.indices[0]->loc, "a tuple index must be a constant in range, as in t[0]");
+      return bt.elems()[static_cast<size_t>(i < 0 ? i + static_cast<int64_t>(bt.elems().size()) : i)];
+    }
+    return bad(report, x.base->loc, bt.str() + " cannot be indexed");
+  }
+
+  static bool constantInt(const Expr& e, int64_t& v) {
+    if (auto* i = dyn_cast<IntLit>(&e)) {
+      v = i->value;
+      return true;
+    }
+    if (auto* c = dyn_cast<Cast>(&e)) return constantInt(*c->operand, v);
+    return false;
+  }
+
   Type callType(Call& c, bool report) {
     bool known = true;
     for (auto& a : c.args)
-      if (typeOf(*a, report).isUnknown()) known = false;
+      if (typeOf(a, report).isUnknown()) known = false;
     if (!known) return Type();
     if (c.target == CallTarget::User) return M.find(c.callee)->returnType;
     if (c.target == CallTarget::Library) {
@@ -678,8 +872,45 @@ class FunctionTyper {
                                "; write " + to.str() + "(...) to convert");
       return convert(std::move(e), to);
     }
+    if (from != to && (to.isList() || to.isDict() || to.isHeap()) && from.kind() == to.kind())
+      return adaptContainerLiteral(std::move(e), to, what);
+    if (auto* tup = dyn_cast<TupleLit>(e.get()); tup && !tup->isList && to.isTuple() && tup->elems.size() == to.elems().size()) {
+      // `return i, x` into a declared (int64, float64): part by part.
+      for (size_t i = 0; i < tup->elems.size(); ++i)
+        tup->elems[i] = convertForAssignment(std::move(tup->elems[i]), to.elems()[i], "part " + std::to_string(i + 1) + " of " + what);
+      e->type = to;
+      return e;
+    }
     if (from != to) Diag.error(e->loc, "expected " + to.str() + " for " + what + ", got " + from.str());
     return e;
+  }
+
+  /// A container literal (`[]`, `[1, 2]`, `{}`, heapinit()) takes the
+  /// container type it is stored as: `x: List(float64) = [1, 2]` holds
+  /// floats. Other container values must have the type exactly.
+  ExprPtr adaptContainerLiteral(ExprPtr e, const Type& to, const std::string& what) {
+    if (auto* list = dyn_cast<TupleLit>(e.get()); list && list->isList) {
+      for (auto& el : list->elems) el = convertForAssignment(std::move(el), to.elems()[0], "an element of " + what);
+    } else if (auto* dict = dyn_cast<DictLit>(e.get())) {
+      for (auto& k : dict->keys) k = convertForAssignment(std::move(k), to.elems()[0], "a key of " + what);
+      for (auto& v : dict->values) v = convertForAssignment(std::move(v), to.elems()[1], "a value of " + what);
+    } else if (auto* c = dyn_cast<Call>(e.get()); !(c && c->library && std::string(c->callee) == "heapinit")) {
+      Diag.error(e->loc, "expected " + to.str() + " for " + what + ", got " + e->type.str());
+      return e;
+    }
+    e->type = to;
+    return e;
+  }
+
+  /// The truth value of a list, dict or heap: whether it is non-empty.
+  ExprPtr truthValue(ExprPtr e) {
+    if (!isSized(e->type)) return convert(std::move(e), Type::boolTy());
+    auto len = std::make_unique<Call>(e->loc, "len");
+    len->target = CallTarget::Library;
+    len->library = lookupLibraryFunction("len");
+    len->type = Type::int64();
+    len->args.push_back(std::move(e));
+    return convert(std::move(len), Type::boolTy());
   }
 
   /// What `break` and `continue` may leave from here.
@@ -705,7 +936,7 @@ class FunctionTyper {
   }
 
   void finalizeExpr(ExprPtr& e) {
-    if (typeOf(*e, true).isUnknown()) return;
+    if (typeOf(e, true).isUnknown()) return;
     e = insertCasts(std::move(e));
   }
 
@@ -713,11 +944,11 @@ class FunctionTyper {
   void finalizeCondition(ExprPtr& e) {
     finalizeExpr(e);
     if (e->type.isUnknown()) return;
-    if (!e->type.isScalar()) {
+    if (!e->type.isScalar() && !isSized(e->type)) {
       Diag.error(e->loc, "the truth value of " + e->type.str() + " is ambiguous");
       return;
     }
-    e = convert(std::move(e), Type::boolTy());
+    e = truthValue(std::move(e));
   }
 
   void finalizeStmt(Stmt& s, Jump jump) {
@@ -758,15 +989,15 @@ class FunctionTyper {
             Diag.error(f.varLoc, "cannot implicitly convert int64 to " + var.str() + " for '" + f.var + "'");
         } else {
           finalizeExpr(f.iterable);
-          const Type& t = f.iterable->type;
-          if (!t.isUnknown() && !(t.isArray() && t.rank() == 1)) {
-            Diag.error(f.iterable->loc, "a for loop iterates over range(...) or a 1-D array, not " + t.str());
-          } else if (!t.isUnknown()) {
+          Type elem = iteratedType(f.iterable->type);
+          const Type& var = Vars[f.var].type;
+          if (f.iterable->type.isUnknown()) {
+          } else if (elem.isUnknown()) {
+            Diag.error(f.iterable->loc, "a for loop iterates over range(...), an array, a list or a dict, not " +
+                                            f.iterable->type.str());
+          } else if (var.isScalar() && elem.isScalar() ? !canAssignImplicitly(elem.elem(), var.elem()) : var != elem) {
             // Each element is stored into the loop variable.
-            const Type& var = Vars[f.var].type;
-            if (var.isScalar() && !canAssignImplicitly(t.elem(), var.elem()))
-              Diag.error(f.varLoc, "cannot implicitly convert " + std::string(scalarName(t.elem())) + " to " +
-                                       var.str() + " for '" + f.var + "'");
+            Diag.error(f.varLoc, "cannot implicitly convert " + elem.str() + " to " + var.str() + " for '" + f.var + "'");
           }
         }
         finalizeBlock(*f.body, f.parallel ? Jump::ParallelLoop : Jump::Loop);
@@ -801,10 +1032,17 @@ class FunctionTyper {
     finalizeExpr(a.value);
     if (a.value->type.isUnknown()) return;
     if (a.targets.size() == 1) {
+      if (auto* v = dyn_cast<VarRef>(a.targets[0].get()); v && a.augmented && Vars[v->name].type.isArray())
+        a.targets[0] = inPlaceTarget(*v, *a.value);
       finalizeTarget(a.targets[0], a.value);
       return;
     }
     auto* tup = dyn_cast<TupleLit>(a.value.get());
+    if (!tup && a.value->type.isTuple() && a.value->type.elems().size() == a.targets.size()) {
+      // `q, r = f(x)`: each part of the tuple value is stored in turn.
+      for (size_t i = 0; i < a.targets.size(); ++i) finalizeUnpackedTarget(a.targets[i], a.value->type.elems()[i]);
+      return;
+    }
     if (!tup || tup->isList || tup->elems.size() != a.targets.size()) {
       Diag.error(a.value->loc, "cannot unpack " + a.value->type.str() + " into " + std::to_string(a.targets.size()) + " targets");
       return;
@@ -817,6 +1055,19 @@ class FunctionTyper {
     }());
   }
 
+  /// `A op= B` on an array variable A stores into A's memory, as NumPy
+  /// does: the target becomes A[:, ...]. The result must convert to A's
+  /// element type by the same-kind rule (NumPy's in-place ufunc casting).
+  ExprPtr inPlaceTarget(VarRef& var, const Expr& value) {
+    const Type& t = Vars[var.name].type;
+    if (value.type.isArray() && !canAssignImplicitly(value.type.elem(), t.elem()))
+      Diag.error(value.loc, std::string("cannot store the ") + scalarName(value.type.elem()) + " result of '" + var.name +
+                                " op= ...' into " + t.str() + " in place; write '" + var.name + " = " + var.name + " op ...'");
+    auto idx = std::make_unique<Index>(var.loc, std::make_unique<VarRef>(var.loc, var.name));
+    for (int k = 0; k < t.rank(); ++k) idx->indices.push_back(std::make_unique<Slice>(var.loc));
+    return idx;
+  }
+
   void finalizeTarget(ExprPtr& target, ExprPtr& value) {
     if (auto* var = dyn_cast<VarRef>(target.get())) {
       const Type& t = Vars[var->name].type;
@@ -826,12 +1077,40 @@ class FunctionTyper {
     }
     finalizeExpr(target);
     if (target->type.isUnknown()) return;
+    const Type& base = static_cast<Index&>(*target).base->type;
+    if (base.isTuple()) {
+      Diag.error(target->loc, "tuples cannot be modified");
+      return;
+    }
+    if (base.isList() || base.isDict()) {
+      value = convertForAssignment(std::move(value), target->type, "an element of " + base.str());
+      return;
+    }
+    if (target->type.isArray()) {
+      // A store into a view broadcasts a scalar or an array into it,
+      // converting elements as NumPy's setitem does.
+      if (!value->type.isScalar() && !value->type.isArray())
+        Diag.error(value->loc, "cannot store " + value->type.str() + " into an array");
+      return;
+    }
     if (!value->type.isScalar()) {
       Diag.error(value->loc, "cannot store " + value->type.str() + " into an array element");
       return;
     }
     // Element stores convert like NumPy's setitem: any scalar, unchecked.
     value = convert(std::move(value), target->type);
+  }
+
+  /// A target of `a, b = t` for a tuple value t: stored part by part.
+  void finalizeUnpackedTarget(ExprPtr& target, const Type& part) {
+    if (auto* var = dyn_cast<VarRef>(target.get())) {
+      const Type& t = Vars[var->name].type;
+      var->type = t;
+      bool ok = t.isScalar() && part.isScalar() ? canAssignImplicitly(part.elem(), t.elem()) : t == part;
+      if (!ok) Diag.error(var->loc, "cannot implicitly convert " + part.str() + " to " + t.str() + " for '" + var->name + "'");
+      return;
+    }
+    Diag.error(target->loc, "unpacking a tuple value stores into variables only; assign elements one by one");
   }
 
   /// A weak integer literal takes the other operand's type; NumPy 2 raises
@@ -888,7 +1167,7 @@ class FunctionTyper {
       }
       case ExprKind::Not: {
         auto& n = static_cast<Not&>(*e);
-        n.operand = convert(std::move(n.operand), Type::boolTy());
+        n.operand = truthValue(std::move(n.operand));
         break;
       }
       case ExprKind::Select: {
@@ -901,7 +1180,31 @@ class FunctionTyper {
         break;
       }
       case ExprKind::Index: {
-        for (auto& i : static_cast<Index&>(*e).indices) i = convert(std::move(i), Type::int64());
+        auto& x = static_cast<Index&>(*e);
+        if (x.base->type.isTuple()) break;  // a constant position
+        if (x.base->type.isDict()) {
+          x.indices[0] = convert(std::move(x.indices[0]), x.base->type.elems()[0]);
+          break;
+        }
+        for (auto& i : x.indices) i = convert(std::move(i), Type::int64());
+        break;
+      }
+      case ExprKind::Slice: {
+        auto& sl = static_cast<Slice&>(*e);
+        for (ExprPtr* part : {&sl.start, &sl.stop, &sl.step})
+          if (*part) *part = convert(std::move(*part), Type::int64());
+        break;
+      }
+      case ExprKind::TupleLit: {
+        auto& t = static_cast<TupleLit&>(*e);
+        if (t.isList && t.type.isList())
+          for (auto& el : t.elems) el = convert(std::move(el), t.type.elems()[0]);
+        break;
+      }
+      case ExprKind::DictLit: {
+        auto& d = static_cast<DictLit&>(*e);
+        for (auto& k : d.keys) k = convert(std::move(k), d.type.elems()[0]);
+        for (auto& v : d.values) v = convert(std::move(v), d.type.elems()[1]);
         break;
       }
       case ExprKind::Call: {
@@ -911,7 +1214,8 @@ class FunctionTyper {
           for (size_t i = 0; i < c.args.size(); ++i)
             c.args[i] = convertForAssignment(std::move(c.args[i]), callee->params[i].type,
                                              "argument '" + callee->params[i].name + "' of " + c.callee + "()");
-        } else if (c.target == CallTarget::Library && c.library->category == LibraryCategory::Allocation) {
+        } else if (c.target == CallTarget::Library && !c.library->params.empty() &&
+                   std::string(c.library->params[0]) == "shape") {
           // Shape entries are int64 in the runtime.
           if (auto* shape = dyn_cast<TupleLit>(c.args[0].get())) {
             for (auto& el : shape->elems) el = convert(std::move(el), Type::int64());

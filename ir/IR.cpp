@@ -49,4 +49,10 @@ Function* Module::find(const std::string& fn) const {
   return nullptr;
 }
 
+bool isWeakLiteral(const Expr& e) {
+  if (e.kind == ExprKind::IntLit || e.kind == ExprKind::FloatLit || e.kind == ExprKind::BoolLit) return true;
+  if (auto* u = dyn_cast<Unary>(&e)) return u->op != UnaryOp::Invert && isWeakLiteral(*u->operand);
+  return false;
+}
+
 }  // namespace pydd

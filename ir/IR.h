@@ -45,6 +45,9 @@ struct Expr {
 };
 using ExprPtr = std::unique_ptr<Expr>;
 
+/// A literal written in the source, possibly negated: weak in arithmetic.
+bool isWeakLiteral(const Expr& e);
+
 /// Numeric literals are "weak" in arithmetic (NumPy 2's NEP 50): `x * 2.0`
 /// keeps x's float32. A literal with a fixed type is a Cast of a literal.
 struct IntLit : Expr {

@@ -38,6 +38,14 @@ ScalarKind promote(ScalarKind a, ScalarKind b) {
   return ScalarKind::Float64;
 }
 
+ScalarKind commonKind(ScalarKind l, bool lweak, ScalarKind r, bool rweak) {
+  auto category = [](ScalarKind k) { return k == ScalarKind::Bool ? 0 : isIntegerKind(k) ? 1 : 2; };
+  if (lweak == rweak) return promote(l, r);
+  ScalarKind weak = lweak ? l : r, strong = lweak ? r : l;
+  if (category(weak) <= category(strong)) return strong;
+  return category(weak) == 2 ? ScalarKind::Float64 : ScalarKind::Int64;
+}
+
 bool canAssignImplicitly(ScalarKind from, ScalarKind to) {
   auto rankOf = [](ScalarKind s) { return s == ScalarKind::Bool ? 0 : isIntegerKind(s) ? 1 : 2; };
   return rankOf(from) <= rankOf(to);

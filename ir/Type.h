@@ -73,6 +73,13 @@ class Type {
   bool isDict() const { return K == Kind::Dict; }
   bool isHeap() const { return K == Kind::Heap; }
   bool isKeyValueHeap() const { return K == Kind::Heap && Elems.size() == 2; }
+  /// No part is Unknown (`[]` is a List of Unknown until annotated).
+  bool isComplete() const {
+    if (isUnknown()) return false;
+    for (auto& e : Elems)
+      if (!e.isComplete()) return false;
+    return true;
+  }
   /// A value that lives in memory shared by every copy (arrays and
   /// containers), as Python objects are shared by reference.
   bool isReference() const { return isArray() || isList() || isDict() || isHeap(); }
@@ -118,6 +125,11 @@ bool isFloatKind(ScalarKind s);
 /// NumPy's promotion of two scalar kinds (numpy.promote_types), with bool
 /// below every number: int32+int64 -> int64, int64+float32 -> float64.
 ScalarKind promote(ScalarKind a, ScalarKind b);
+
+/// The common kind of two operands, NEP 50 style: a weak operand (a
+/// literal written in the source) takes the other operand's kind when that
+/// kind can hold it; two operands of equal strength promote.
+ScalarKind commonKind(ScalarKind l, bool lweak, ScalarKind r, bool rweak);
 
 /// Whether NumPy's "same_kind" casting allows a value of `from` to be stored
 /// into `to` implicitly (bool -> int -> float, never downward in kind).

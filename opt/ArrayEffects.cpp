@@ -50,7 +50,7 @@ class UseScanner : public Visitor {
           visit(*c->args[i]);
           continue;
         }
-        if (c->target == CallTarget::Library && !c->library->hasSideEffects) continue;
+        if (c->target == CallTarget::Library && !c->library->hasSideEffects()) continue;
         if (c->target == CallTarget::User) {
           auto it = Effects.find(M.find(c->callee));
           if (it != Effects.end() && i < it->second.size() && !it->second[i]) continue;

@@ -1,11 +1,13 @@
 // The library catalog: one entry per library function a kernel can call.
 //
 // Every stage reads this table instead of knowing function names: sema asks
-// an entry to type a call, codegen asks it for C++, the docs and the Python
-// shim name its NumPy equivalent. Adding a function means adding an entry
-// here (and its runtime implementation), nothing else.
+// an entry to type a call, optimizations ask what it reads and writes and
+// what it computes per element, codegen asks it for C++, and the Python
+// shim implements its NumPy equivalent. Adding a function means adding an
+// entry (in the file of its category) and its runtime implementation.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,7 +17,7 @@
 
 namespace pydd {
 
-enum class LibraryCategory { Allocation, Query, Elementwise, Reduction, IO };
+enum class LibraryCategory { Allocation, Query, Elementwise, Reduction, LinearAlgebra, Container, IO };
 
 /// What a type rule may report; sema turns it into a diagnostic at `argIndex`
 /// (or at the call when argIndex < 0).
@@ -24,32 +26,66 @@ struct TypeRuleError {
   std::string message;
 };
 
+/// The per-element meaning of an element-wise function: what fusion
+/// composes and what the runtime's broadcasting loops apply.
+struct ElementRule {
+  /// C++ functor in the runtime (pydd::op::...) applied to one element of
+  /// each operand, all converted to the compute kind.
+  const char* functor;
+  /// The same formula in pydd, over operands named a and b.
+  const char* formula;
+  /// The kind operands are converted to before the formula: their common
+  /// kind (NumPy promotion, literals weak), that kind widened to float64
+  /// when it is not a float (true division, sqrt, exp...), or bool.
+  enum class Compute { Common, Float, Bool } compute;
+  /// Comparisons, logic and isnan/isinf yield bool; the rest the compute kind.
+  bool resultBool;
+  /// NumPy refuses bool operands, or gives int8/float16 which pydd lacks.
+  bool rejectsBool;
+};
+
 struct LibraryFunction {
-  const char* name;
-  LibraryCategory category;
+  const char* name = "";
+  LibraryCategory category = LibraryCategory::Query;
   /// Parameter names, for keyword arguments; "*" marks a variadic tail.
   std::vector<const char*> params;
   /// How many leading parameters are required.
-  unsigned required;
-  /// The NumPy/Python equivalent, as the Python shim implements it.
-  const char* numpy;
-  /// Whether the function writes to memory (print does; allocation and
-  /// queries do not). Used by def/use analyses.
-  bool hasSideEffects;
+  unsigned required = 0;
+  /// The NumPy/SciPy/Python equivalent, as the Python shim implements it.
+  const char* numpy = "";
+  /// Def/use: bit i is set when the function writes the memory of argument
+  /// i (fill, append, heappush); every argument is read.
+  uint32_t writesArgs = 0;
+  /// Writes to standard output (print).
+  bool io = false;
+  /// The result shares memory with argument 0 (a transpose is a view).
+  bool returnsView = false;
+  /// Only callable as a method: `l.append(x)`, `d.get(k, v)`.
+  bool methodOnly = false;
+  /// Element-wise functions only: the per-element formula.
+  const ElementRule* element = nullptr;
   /// Result type from the typed arguments (null for omitted optional ones);
-  /// `call` gives access to literal arguments such as a shape tuple.
-  Type (*resultType)(const Call& call, TypeRuleError& error);
+  /// `call` gives access to literal arguments such as a shape or an axis.
+  Type (*resultType)(const Call& call, TypeRuleError& error) = nullptr;
   /// C++ for a call, given the C++ text of each argument (empty for an
   /// omitted optional argument).
-  std::string (*emitCpp)(const Call& call, llvm::ArrayRef<std::string> args);
+  std::string (*emitCpp)(const Call& call, llvm::ArrayRef<std::string> args) = nullptr;
+
+  bool hasSideEffects() const { return io || writesArgs != 0; }
 };
 
 /// The entry named `name`, or null.
 const LibraryFunction* lookupLibraryFunction(llvm::StringRef name);
+/// Every entry, in catalog order (for documentation and tests).
+const std::vector<LibraryFunction>& libraryFunctions();
+
+/// The kind an element-wise call computes in (see ElementRule::Compute).
+ScalarKind elementComputeKind(const Call& call);
 
 /// C++ spelling of a scalar kind: bool, int32_t, int64_t, float, double.
 const char* cxxScalarType(ScalarKind s);
-/// C++ spelling of a value type: scalars, `pydd::Array<double, 2>`.
+/// C++ spelling of a value type: scalars, `pydd::Array<double, 2>`,
+/// `pydd::List<int64_t>`, `std::tuple<...>`.
 std::string cxxType(const Type& t);
 
 }  // namespace pydd

@@ -1,0 +1,170 @@
+// Arrays as a whole: allocation (zeros, full, arange...) and shape queries.
+#include "stdlib/Rules.h"
+
+namespace pydd::catalog {
+namespace {
+
+/// Rank from a shape argument: an integer (1-D), or a tuple or list of
+/// integers written out or held in a tuple value (`A.shape`).
+int shapeRank(const Expr& shape, TypeRuleError& err) {
+  if (shape.type.isInteger()) return 1;
+  std::vector<Type> entries;
+  if (auto* lit = dyn_cast<TupleLit>(&shape)) {
+    for (auto& e : lit->elems) entries.push_back(e->type);
+  } else if (shape.type.isTuple()) {
+    entries = shape.type.elems();
+  } else {
+    fail(err, 0, "shape must be an integer or a tuple of integers, got " + shape.type.str());
+    return 0;
+  }
+  for (auto& e : entries)
+    if (!e.isInteger()) return fail(err, 0, "shape entries must be integers, got " + e.str()), 0;
+  if (entries.empty() || entries.size() > 8) return fail(err, 0, "arrays must have 1 to 8 dimensions"), 0;
+  return static_cast<int>(entries.size());
+}
+
+/// The element kind from an optional dtype argument (a typed zero after
+/// sema: `float64` and `float64()` both arrive as one).
+bool dtypeArg(const Call& c, size_t index, ScalarKind& kind, TypeRuleError& err) {
+  const Expr* dtype = arg(c, index);
+  if (!dtype) return true;
+  if (!dtype->type.isScalar()) {
+    fail(err, static_cast<int>(index), "dtype must be a type such as float64 or int32(), got " + dtype->type.str());
+    return false;
+  }
+  kind = dtype->type.elem();
+  return true;
+}
+
+Type allocationType(const Call& c, TypeRuleError& err) {
+  int rank = shapeRank(*arg(c, 0), err);
+  ScalarKind elem = ScalarKind::Float64;
+  if (!rank || !dtypeArg(c, 1, elem, err)) return Type();
+  return Type::array(elem, rank);
+}
+
+/// The shape as the runtime's std::array<int64_t, N>.
+std::string shapeText(const std::string& text) { return "pydd::shape_of(" + text + ")"; }
+
+template <const char* Method>
+std::string emitAllocation(const Call& c, llvm::ArrayRef<std::string> args) {
+  return cxxType(c.type) + "::" + Method + "(" + shapeText(args[0]) + ")";
+}
+constexpr char kZeros[] = "zeros";
+constexpr char kOnes[] = "ones";
+constexpr char kEmpty[] = "empty";
+
+/// full(shape, value, dtype): the value's kind unless dtype says otherwise
+/// (a literal 1 gives int64, 1.0 float64, as NumPy's full).
+Type fullType(const Call& c, TypeRuleError& err) {
+  int rank = shapeRank(*arg(c, 0), err);
+  if (!rank) return Type();
+  const Expr* value = arg(c, 1);
+  if (!value->type.isScalar()) return fail(err, 1, "full() needs a scalar fill value, got " + value->type.str());
+  ScalarKind elem = value->type.elem();
+  if (!dtypeArg(c, 2, elem, err)) return Type();
+  return Type::array(elem, rank);
+}
+std::string emitFull(const Call& c, llvm::ArrayRef<std::string> args) {
+  return cxxType(c.type) + "::filled(" + shapeText(args[0]) + ", " + castTo(c.type.elem(), args[1]) + ")";
+}
+
+Type likeType(const Call& c, TypeRuleError& err) {
+  const Type& a = arg(c, 0)->type;
+  if (!a.isArray()) return fail(err, 0, std::string(c.callee) + "() expects an array, got " + a.str());
+  ScalarKind elem = a.elem();
+  if (!dtypeArg(c, 1, elem, err)) return Type();
+  return Type::array(elem, a.rank());
+}
+template <const char* Method>
+std::string emitLike(const Call& c, llvm::ArrayRef<std::string> args) {
+  return cxxType(c.type) + "::" + Method + "(" + shapeText(args[0]) + ")";
+}
+
+Type copyType(const Call& c, TypeRuleError& err) {
+  const Type& a = arg(c, 0)->type;
+  if (!a.isArray()) return fail(err, 0, "copy() expects an array, got " + a.str());
+  return a;
+}
+std::string emitCopy(const Call&, llvm::ArrayRef<std::string> args) { return "pydd::copy(" + args[0] + ")"; }
+
+/// arange(stop), arange(start, stop[, step]): int64 for integers, float64
+/// as soon as one bound is a float, or the dtype given.
+Type arangeType(const Call& c, TypeRuleError& err) {
+  ScalarKind elem = ScalarKind::Int64;
+  for (size_t i = 0; i < 3 && i < c.args.size(); ++i) {
+    const Type& t = c.args[i]->type;
+    if (!t.isScalar()) return fail(err, static_cast<int>(i), "arange() bounds must be numbers, got " + t.str());
+    if (t.isFloat()) elem = ScalarKind::Float64;
+  }
+  if (!dtypeArg(c, 3, elem, err)) return Type();
+  return Type::array(elem, 1);
+}
+std::string emitArange(const Call& c, llvm::ArrayRef<std::string> args) {
+  // Bounds and step are computed in the wider kind, then the values cast.
+  std::string compute = c.args[0]->type.isFloat() || (c.args.size() > 1 && c.args[1]->type.isFloat()) ||
+                                (c.args.size() > 2 && c.args[2]->type.isFloat()) || isFloatKind(c.type.elem())
+                            ? "double"
+                            : "int64_t";
+  auto bound = [&](const std::string& t) { return compute + "(" + t + ")"; };
+  std::string start = c.args.size() > 1 ? bound(args[0]) : compute + "(0)";
+  std::string stop = c.args.size() > 1 ? bound(args[1]) : bound(args[0]);
+  std::string step = c.args.size() > 2 && !args[2].empty() ? bound(args[2]) : compute + "(1)";
+  return std::string("pydd::arange<") + cxxScalarType(c.type.elem()) + ">(" + start + ", " + stop + ", " + step + ")";
+}
+
+Type fillType(const Call& c, TypeRuleError& err) {
+  if (!arg(c, 0)->type.isArray()) return fail(err, 0, "fill() expects an array, got " + arg(c, 0)->type.str());
+  if (!arg(c, 1)->type.isScalar()) return fail(err, 1, "fill() needs a scalar value, got " + arg(c, 1)->type.str());
+  return Type::voidTy();
+}
+std::string emitFill(const Call& c, llvm::ArrayRef<std::string> args) {
+  return "pydd::fill(" + args[0] + ", " + castTo(c.args[0]->type.elem(), args[1]) + ")";
+}
+
+// ---- queries ------------------------------------------------------------------
+
+/// shape(A) is the shape tuple; shape(A, k) (also `A.shape[k]`) one extent.
+Type shapeType(const Call& c, TypeRuleError& err) {
+  const Expr* a = arg(c, 0);
+  if (!a->type.isArray()) return fail(err, 0, "shape() expects an array, got " + a->type.str());
+  if (!arg(c, 1)) return Type::tuple(std::vector<Type>(a->type.rank(), Type::int64()));
+  if (!checkAxis(c, 1, a->type.rank(), err)) return Type();
+  return Type::int64();
+}
+std::string emitShape(const Call& c, llvm::ArrayRef<std::string> args) {
+  if (c.args.size() < 2) return "pydd::shape_tuple(" + args[0] + ")";
+  return "(" + args[0] + ").shape(" + axisText(c, 1, c.args[0]->type.rank(), args[1]) + ")";
+}
+
+Type arrayQueryType(const Call& c, TypeRuleError& err) {
+  if (!arg(c, 0)->type.isArray()) return fail(err, 0, std::string(c.callee) + "() expects an array, got " + arg(c, 0)->type.str());
+  return Type::int64();
+}
+std::string emitNdim(const Call& c, llvm::ArrayRef<std::string>) {
+  return "int64_t(" + std::to_string(c.args[0]->type.rank()) + ")";
+}
+std::string emitSize(const Call&, llvm::ArrayRef<std::string> args) { return "(" + args[0] + ").size()"; }
+
+}  // namespace
+
+void addAllocationFunctions(std::vector<LibraryFunction>& out) {
+  using C = LibraryCategory;
+  out.push_back(entry("zeros", C::Allocation, {"shape", "dtype"}, 1, "numpy.zeros", allocationType, emitAllocation<kZeros>));
+  out.push_back(entry("ones", C::Allocation, {"shape", "dtype"}, 1, "numpy.ones", allocationType, emitAllocation<kOnes>));
+  out.push_back(entry("empty", C::Allocation, {"shape", "dtype"}, 1, "numpy.empty", allocationType, emitAllocation<kEmpty>));
+  out.push_back(entry("full", C::Allocation, {"shape", "fill_value", "dtype"}, 2, "numpy.full", fullType, emitFull));
+  out.push_back(entry("zeros_like", C::Allocation, {"a", "dtype"}, 1, "numpy.zeros_like", likeType, emitLike<kZeros>));
+  out.push_back(entry("ones_like", C::Allocation, {"a", "dtype"}, 1, "numpy.ones_like", likeType, emitLike<kOnes>));
+  out.push_back(entry("empty_like", C::Allocation, {"a", "dtype"}, 1, "numpy.empty_like", likeType, emitLike<kEmpty>));
+  out.push_back(entry("copy", C::Allocation, {"a"}, 1, "numpy.copy", copyType, emitCopy));
+  out.push_back(entry("arange", C::Allocation, {"start", "stop", "step", "dtype"}, 1, "numpy.arange", arangeType, emitArange));
+  LibraryFunction fill = entry("fill", C::Allocation, {"a", "value"}, 2, "numpy.ndarray.fill", fillType, emitFill);
+  fill.writesArgs = 1u << 0;
+  out.push_back(fill);
+  out.push_back(entry("shape", C::Query, {"a", "axis"}, 1, "numpy.shape", shapeType, emitShape));
+  out.push_back(entry("ndim", C::Query, {"a"}, 1, "numpy.ndim", arrayQueryType, emitNdim));
+  out.push_back(entry("size", C::Query, {"a"}, 1, "numpy.size", arrayQueryType, emitSize));
+}
+
+}  // namespace pydd::catalog

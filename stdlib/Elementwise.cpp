@@ -1,0 +1,134 @@
+// Element-wise functions: NumPy ufuncs on any mix of arrays and scalars,
+// with broadcasting. Operators on arrays arrive here too: sema rewrites
+// `a + b` to add(a, b) when an operand is an array.
+#include "stdlib/Rules.h"
+
+namespace pydd::catalog {
+namespace {
+
+using Compute = ElementRule::Compute;
+
+Type elementwiseType(const Call& c, TypeRuleError& err) {
+  const ElementRule& rule = *c.library->element;
+  int rank = 0;
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    const Type& t = c.args[i]->type;
+    if (t.isArray()) rank = std::max(rank, t.rank());
+    else if (!t.isScalar())
+      return fail(err, static_cast<int>(i), std::string(c.callee) + "() of " + t.str() + " is not supported");
+  }
+  ScalarKind compute = elementComputeKind(c);
+  if (rule.rejectsBool && compute == ScalarKind::Bool)
+    return fail(err, -1, std::string(c.callee) + "() is not supported on bool operands; convert them to a number type first");
+  ScalarKind result = rule.resultBool ? ScalarKind::Bool : compute;
+  return rank ? Type::array(result, rank) : Type::scalar(result);
+}
+
+/// Arrays go through the runtime's broadcasting loops; scalars apply the
+/// same functor directly.
+std::string emitElementwise(const Call& c, llvm::ArrayRef<std::string> args) {
+  const ElementRule& rule = *c.library->element;
+  ScalarKind compute = elementComputeKind(c);
+  std::string functor = std::string(rule.functor) + "{}";
+  if (!c.type.isArray()) {
+    std::string s = functor + "(";
+    for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + castTo(compute, args[i]);
+    return castTo(c.type.elem(), s + ")");
+  }
+  std::vector<std::string> operands = {quoted(c.library->name), functor};
+  operands.insert(operands.end(), args.begin(), args.end());
+  std::string map = args.size() == 1 ? "pydd::map1<" : "pydd::map2<";
+  return callText(map + cxxScalarType(c.type.elem()) + ", " + cxxScalarType(compute) + ">", operands);
+}
+
+// ---- builtins whose scalar meaning is Python's ------------------------------------
+
+/// abs(x): Python's abs for a scalar (bool gives int), NumPy's absolute
+/// for an array (bool stays bool).
+Type absType(const Call& c, TypeRuleError& err) {
+  const Type& t = arg(c, 0)->type;
+  if (t.isScalar()) return t.isBool() ? Type::int64() : t;
+  return elementwiseType(c, err);
+}
+std::string emitAbs(const Call& c, llvm::ArrayRef<std::string> args) {
+  if (c.type.isScalar()) return std::string("pydd::abs_value(") + castTo(c.type.elem(), args[0]) + ")";
+  return emitElementwise(c, args);
+}
+
+/// pow(a, b): `a ** b` for scalars (the language's power), NumPy's power
+/// on arrays.
+Type powType(const Call& c, TypeRuleError& err) {
+  Type t = elementwiseType(c, err);
+  if (t.isScalar() && !t.isFloat() && !arg(c, 0)->type.isArray()) return t.isBool() ? Type::int64() : t;
+  return t;
+}
+std::string emitPow(const Call& c, llvm::ArrayRef<std::string> args) {
+  if (c.type.isScalar())
+    return "pydd::power(" + castTo(c.type.elem(), args[0]) + ", " + castTo(c.type.elem(), args[1]) + ")";
+  return emitElementwise(c, args);
+}
+
+}  // namespace
+
+void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
+  struct Spec {
+    const char* name;
+    const char* numpy;
+    ElementRule rule;
+  };
+  // Static storage: entries point at their rules.
+  static const Spec binary[] = {
+      {"add", "numpy.add", {"pydd::op::add", "a + b", Compute::Common, false, false}},
+      {"sub", "numpy.subtract", {"pydd::op::sub", "a - b", Compute::Common, false, true}},
+      {"mul", "numpy.multiply", {"pydd::op::mul", "a * b", Compute::Common, false, false}},
+      {"div", "numpy.true_divide", {"pydd::op::truediv", "a / b", Compute::Float, false, false}},
+      {"floordiv", "numpy.floor_divide", {"pydd::op::floordiv", "a // b", Compute::Common, false, true}},
+      {"mod", "numpy.mod", {"pydd::op::mod", "a % b", Compute::Common, false, true}},
+      {"pow", "numpy.power", {"pydd::op::power", "a ** b", Compute::Common, false, true}},
+      {"maximum", "numpy.maximum", {"pydd::op::maximum", "maximum(a, b)", Compute::Common, false, false}},
+      {"minimum", "numpy.minimum", {"pydd::op::minimum", "minimum(a, b)", Compute::Common, false, false}},
+      {"eq", "numpy.equal", {"pydd::op::eq", "a == b", Compute::Common, true, false}},
+      {"neq", "numpy.not_equal", {"pydd::op::ne", "a != b", Compute::Common, true, false}},
+      {"lt", "numpy.less", {"pydd::op::lt", "a < b", Compute::Common, true, false}},
+      {"gt", "numpy.greater", {"pydd::op::gt", "a > b", Compute::Common, true, false}},
+      {"le", "numpy.less_equal", {"pydd::op::le", "a <= b", Compute::Common, true, false}},
+      {"ge", "numpy.greater_equal", {"pydd::op::ge", "a >= b", Compute::Common, true, false}},
+      {"logical_and", "numpy.logical_and", {"pydd::op::logical_and", "a and b", Compute::Bool, true, false}},
+      {"logical_or", "numpy.logical_or", {"pydd::op::logical_or", "a or b", Compute::Bool, true, false}},
+  };
+  static const Spec unary[] = {
+      {"minus", "numpy.negative", {"pydd::op::negative", "-a", Compute::Common, false, true}},
+      {"abs", "numpy.absolute", {"pydd::op::absolute", "abs(a)", Compute::Common, false, false}},
+      {"isnan", "numpy.isnan", {"pydd::op::isnan", "isnan(a)", Compute::Common, true, false}},
+      {"isinf", "numpy.isinf", {"pydd::op::isinf", "isinf(a)", Compute::Common, true, false}},
+      {"logical_not", "numpy.logical_not", {"pydd::op::logical_not", "not a", Compute::Bool, true, false}},
+      {"elemwise_not", "numpy.logical_not", {"pydd::op::logical_not", "not a", Compute::Bool, true, false}},
+      {"sqrt", "numpy.sqrt", {"pydd::op::sqrt", "sqrt(a)", Compute::Float, false, true}},
+      {"exp", "numpy.exp", {"pydd::op::exp", "exp(a)", Compute::Float, false, true}},
+      {"log", "numpy.log", {"pydd::op::log", "log(a)", Compute::Float, false, true}},
+      {"cos", "numpy.cos", {"pydd::op::cos", "cos(a)", Compute::Float, false, true}},
+      {"sin", "numpy.sin", {"pydd::op::sin", "sin(a)", Compute::Float, false, true}},
+      {"tan", "numpy.tan", {"pydd::op::tan", "tan(a)", Compute::Float, false, true}},
+      {"acos", "numpy.arccos", {"pydd::op::arccos", "acos(a)", Compute::Float, false, true}},
+      {"asin", "numpy.arcsin", {"pydd::op::arcsin", "asin(a)", Compute::Float, false, true}},
+      {"atan", "numpy.arctan", {"pydd::op::arctan", "atan(a)", Compute::Float, false, true}},
+      {"floor", "numpy.floor", {"pydd::op::floor", "floor(a)", Compute::Float, false, true}},
+      {"ceil", "numpy.ceil", {"pydd::op::ceil", "ceil(a)", Compute::Float, false, true}},
+  };
+  for (const Spec& s : binary) {
+    bool isPow = std::string(s.name) == "pow";
+    LibraryFunction f = entry(s.name, LibraryCategory::Elementwise, {"a", "b"}, 2, s.numpy,
+                              isPow ? powType : elementwiseType, isPow ? emitPow : emitElementwise);
+    f.element = &s.rule;
+    out.push_back(std::move(f));
+  }
+  for (const Spec& s : unary) {
+    bool isAbs = std::string(s.name) == "abs";
+    LibraryFunction f = entry(s.name, LibraryCategory::Elementwise, {"a"}, 1, s.numpy,
+                              isAbs ? absType : elementwiseType, isAbs ? emitAbs : emitElementwise);
+    f.element = &s.rule;
+    out.push_back(std::move(f));
+  }
+}
+
+}  // namespace pydd::catalog

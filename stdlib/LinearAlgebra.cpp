@@ -1,0 +1,103 @@
+// Dense linear algebra: products as NumPy's matmul (OpenBLAS for floats),
+// BLAS-style symmetric/triangular products, and LU factorization as SciPy's
+// (LAPACK).
+#include "stdlib/Rules.h"
+
+namespace pydd::catalog {
+namespace {
+
+/// The operand converted to the product's element kind when it differs
+/// (NumPy converts before multiplying too).
+std::string converted(const Expr& operand, ScalarKind k, const std::string& text) {
+  if (operand.type.elem() == k) return text;
+  return std::string("pydd::astype<") + cxxScalarType(k) + ">(" + text + ")";
+}
+
+/// Ranks each product accepts: 0 means "1 or 2" (matmult and @).
+struct ProductShape {
+  const char* name;
+  int lhsRank, rhsRank;
+};
+const ProductShape kProducts[] = {
+    {"matmult", 0, 0}, {"innerprod", 1, 1}, {"matvect", 2, 1}, {"vectmat", 1, 2}, {"matmat", 2, 2}};
+
+Type productType(const Call& c, TypeRuleError& err) {
+  const ProductShape* shape = nullptr;
+  for (auto& p : kProducts)
+    if (c.callee == p.name) shape = &p;
+  const Type &a = c.args[0]->type, &b = c.args[1]->type;
+  int want[2] = {shape->lhsRank, shape->rhsRank};
+  const Type* ts[2] = {&a, &b};
+  for (int i = 0; i < 2; ++i) {
+    const Type& t = *ts[i];
+    bool ok = t.isArray() && (want[i] ? t.rank() == want[i] : t.rank() <= 2);
+    if (!ok)
+      return fail(err, i, std::string(c.callee) + "() expects " +
+                              (want[i] ? std::to_string(want[i]) + "-D" : std::string("a 1-D or 2-D")) +
+                              " array as operand " + std::to_string(i + 1) + ", got " + t.str());
+  }
+  ScalarKind k = promote(a.elem(), b.elem());
+  int rank = a.rank() + b.rank() - 2;
+  return rank ? Type::array(k, rank) : Type::scalar(k);
+}
+std::string emitProduct(const Call& c, llvm::ArrayRef<std::string> args) {
+  ScalarKind k = c.type.elem();
+  return std::string("pydd::matmul<") + cxxScalarType(k) + ">(" + converted(*c.args[0], k, args[0]) + ", " +
+         converted(*c.args[1], k, args[1]) + ")";
+}
+
+Type transposeType(const Call& c, TypeRuleError& err) {
+  if (!arg(c, 0)->type.isArray()) return fail(err, 0, "transpose() expects an array, got " + arg(c, 0)->type.str());
+  return arg(c, 0)->type;
+}
+std::string emitTranspose(const Call&, llvm::ArrayRef<std::string> args) { return "pydd::transpose(" + args[0] + ")"; }
+
+/// syrk(A), syr2k(A, B), symm(A, B), trmm(A, B): 2-D float operands of one kind.
+Type blasType(const Call& c, TypeRuleError& err) {
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    const Type& t = c.args[i]->type;
+    if (!t.isArray() || t.rank() != 2 || !isFloatKind(t.elem()))
+      return fail(err, static_cast<int>(i), std::string(c.callee) + "() expects 2-D float32 or float64 arrays, got " + t.str());
+    if (t.elem() != c.args[0]->type.elem())
+      return fail(err, static_cast<int>(i), std::string(c.callee) + "() operands must have one element type, got " +
+                                                c.args[0]->type.str() + " and " + t.str());
+  }
+  return c.args[0]->type;
+}
+std::string emitBlas(const Call& c, llvm::ArrayRef<std::string> args) {
+  return callText(std::string("pydd::") + c.callee, args);
+}
+
+/// lu(A) -> (P, L, U) and ludcmp(A) -> (LU, piv): float64, or float32 kept.
+ScalarKind factorKind(const Type& a) { return a.elem() == ScalarKind::Float32 ? a.elem() : ScalarKind::Float64; }
+Type factorType(const Call& c, TypeRuleError& err) {
+  const Type& a = arg(c, 0)->type;
+  if (!a.isArray() || a.rank() != 2) return fail(err, 0, std::string(c.callee) + "() expects a 2-D array, got " + a.str());
+  Type m = Type::array(factorKind(a), 2);
+  if (std::string(c.callee) == "lu") return Type::tuple({m, m, m});
+  return Type::tuple({m, Type::array(ScalarKind::Int32, 1)});
+}
+std::string emitFactor(const Call& c, llvm::ArrayRef<std::string> args) {
+  return std::string("pydd::") + c.callee + "(" + converted(*c.args[0], factorKind(c.args[0]->type), args[0]) + ")";
+}
+
+}  // namespace
+
+void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out) {
+  using C = LibraryCategory;
+  const char* numpy[] = {"numpy.matmul", "numpy.dot (1-D)", "numpy.matmul (2-D @ 1-D)", "numpy.matmul (1-D @ 2-D)",
+                         "numpy.matmul (2-D)"};
+  for (size_t i = 0; i < std::size(kProducts); ++i)
+    out.push_back(entry(kProducts[i].name, C::LinearAlgebra, {"a", "b"}, 2, numpy[i], productType, emitProduct));
+  LibraryFunction t = entry("transpose", C::LinearAlgebra, {"a"}, 1, "numpy.transpose", transposeType, emitTranspose);
+  t.returnsView = true;
+  out.push_back(t);
+  out.push_back(entry("syrk", C::LinearAlgebra, {"a"}, 1, "a @ a.T", blasType, emitBlas));
+  out.push_back(entry("syr2k", C::LinearAlgebra, {"a", "b"}, 2, "a @ b.T + b @ a.T", blasType, emitBlas));
+  out.push_back(entry("symm", C::LinearAlgebra, {"a", "b"}, 2, "(tril(a) + tril(a, -1).T) @ b", blasType, emitBlas));
+  out.push_back(entry("trmm", C::LinearAlgebra, {"a", "b"}, 2, "tril(a) @ b", blasType, emitBlas));
+  out.push_back(entry("lu", C::LinearAlgebra, {"a"}, 1, "scipy.linalg.lu", factorType, emitFactor));
+  out.push_back(entry("ludcmp", C::LinearAlgebra, {"a"}, 1, "scipy.linalg.lu_factor", factorType, emitFactor));
+}
+
+}  // namespace pydd::catalog

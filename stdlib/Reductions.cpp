@@ -1,0 +1,146 @@
+// Reductions (sum, min, argmax, any, allclose, mean...), with NumPy's
+// optional axis, on arrays; Python's builtins of the same names on lists
+// and scalars; where() in both of its forms.
+#include "stdlib/Rules.h"
+
+namespace pydd::catalog {
+namespace {
+
+/// NumPy's accumulator for sum and prod: integers and bools in int64,
+/// floats in their own kind. mean: float64 unless float32.
+ScalarKind accumulatorKind(const LibraryFunction& f, ScalarKind elem) {
+  std::string name = f.name;
+  if (name == "mean") return elem == ScalarKind::Float32 ? elem : ScalarKind::Float64;
+  if (name == "sum" || name == "prod") return isFloatKind(elem) ? elem : ScalarKind::Int64;
+  return elem;  // min, max
+}
+
+/// sum/prod/mean/min/max of an array (optionally along an axis) or a list.
+Type reductionType(const Call& c, TypeRuleError& err) {
+  const Type& a = arg(c, 0)->type;
+  std::string name = c.callee;
+  if (a.isList() && c.args.size() == 1 && a.elems()[0].isScalar() && name != "mean" && name != "prod") {
+    ScalarKind k = a.elems()[0].elem();
+    return Type::scalar(name == "sum" && k == ScalarKind::Bool ? ScalarKind::Int64 : k);
+  }
+  if (!a.isArray()) return fail(err, 0, name + "() expects an array" + (name == "mean" || name == "prod" ? "" : " or a list") +
+                                            ", got " + a.str());
+  ScalarKind k = accumulatorKind(*c.library, a.elem());
+  if (!arg(c, 1)) return Type::scalar(k);
+  if (!checkAxis(c, 1, a.rank(), err)) return Type();
+  return a.rank() == 1 ? Type::scalar(k) : Type::array(k, a.rank() - 1);
+}
+
+std::string emitReduction(const Call& c, llvm::ArrayRef<std::string> args) {
+  const Type& a = c.args[0]->type;
+  std::string name = c.callee;
+  if (a.isList()) return "pydd::list_" + name + "<" + cxxType(c.type) + ">(" + args[0] + ")";
+  bool typed = name != "min" && name != "max";
+  std::string targs = typed ? "<" + std::string(cxxScalarType(c.type.elem())) + ">" : "";
+  if (c.args.size() < 2) return "pydd::" + name + targs + "(" + args[0] + ")";
+  std::string axis = axisText(c, 1, a.rank(), args[1]);
+  if (a.rank() == 1) return "(" + axis + ", pydd::" + name + targs + "(" + args[0] + "))";
+  return "pydd::" + name + "_axis" + targs + "(" + args[0] + ", " + axis + ")";
+}
+
+/// min/max: of an array or a list (NumPy / Python), or of two or more
+/// scalars (Python's builtin, in their promoted type).
+Type minMaxType(const Call& c, TypeRuleError& err) {
+  if (!c.args[0]->type.isScalar()) return reductionType(c, err);
+  if (c.args.size() < 2) return fail(err, 0, std::string(c.callee) + "() of a single scalar is not defined");
+  ScalarKind k = ScalarKind::Bool;
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    if (!c.args[i]->type.isScalar())
+      return fail(err, static_cast<int>(i), std::string(c.callee) + "() of " + c.args[i]->type.str() + " and scalars is not defined");
+    k = i ? promote(k, c.args[i]->type.elem()) : c.args[i]->type.elem();
+  }
+  return Type::scalar(k);
+}
+std::string emitMinMax(const Call& c, llvm::ArrayRef<std::string> args) {
+  if (!c.args[0]->type.isScalar()) return emitReduction(c, args);
+  std::string fn = std::string("pydd::") + c.callee + "_value";
+  std::string s = castTo(c.type.elem(), args[0]);
+  for (size_t i = 1; i < args.size(); ++i) s = fn + "(" + s + ", " + castTo(c.type.elem(), args[i]) + ")";
+  return s;
+}
+
+/// argmin/argmax: the flat index (NumPy without axis).
+Type argType(const Call& c, TypeRuleError& err) {
+  if (!arg(c, 0)->type.isArray()) return fail(err, 0, std::string(c.callee) + "() expects an array, got " + arg(c, 0)->type.str());
+  return Type::int64();
+}
+std::string emitArg(const Call& c, llvm::ArrayRef<std::string> args) {
+  return std::string("pydd::") + c.callee + "(" + args[0] + ")";
+}
+
+/// any/all of an array or a list of scalars.
+Type anyAllType(const Call& c, TypeRuleError& err) {
+  const Type& a = arg(c, 0)->type;
+  if (a.isArray() || (a.isList() && a.elems()[0].isScalar())) return Type::boolTy();
+  return fail(err, 0, std::string(c.callee) + "() expects an array or a list, got " + a.str());
+}
+std::string emitAnyAll(const Call& c, llvm::ArrayRef<std::string> args) {
+  return std::string(c.args[0]->type.isList() ? "pydd::list_" : "pydd::") + c.callee + "(" + args[0] + ")";
+}
+
+Type allcloseType(const Call& c, TypeRuleError& err) {
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    const Type& t = c.args[i]->type;
+    if (i < 2 ? !(t.isArray() || t.isScalar()) : !t.isScalar())
+      return fail(err, static_cast<int>(i), "allclose() does not take " + t.str());
+  }
+  return Type::boolTy();
+}
+std::string emitAllclose(const Call& c, llvm::ArrayRef<std::string> args) {
+  std::string rtol = c.args.size() > 2 ? "double(" + args[2] + ")" : "1e-05";
+  std::string atol = c.args.size() > 3 ? "double(" + args[3] + ")" : "1e-08";
+  return "pydd::allclose(" + args[0] + ", " + args[1] + ", " + rtol + ", " + atol + ")";
+}
+
+/// where(condition): indices of the true elements of a 1-D array;
+/// where(condition, x, y): element-wise select with broadcasting.
+Type whereType(const Call& c, TypeRuleError& err) {
+  if (c.args.size() == 2) return fail(err, -1, "where() takes 1 or 3 arguments, got 2");
+  if (c.args.size() == 1) {
+    const Type& t = c.args[0]->type;
+    if (!t.isArray() || t.rank() != 1)
+      return fail(err, 0, "where() with one argument expects a 1-D array, got " + t.str());
+    return Type::array(ScalarKind::Int64, 1);
+  }
+  int rank = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    const Type& t = c.args[i]->type;
+    if (t.isArray()) rank = std::max(rank, t.rank());
+    else if (!t.isScalar()) return fail(err, static_cast<int>(i), "where() of " + t.str() + " is not supported");
+  }
+  const Expr &x = *c.args[1], &y = *c.args[2];
+  ScalarKind k = commonKind(x.type.elem(), isWeakLiteral(x), y.type.elem(), isWeakLiteral(y));
+  return rank ? Type::array(k, rank) : Type::scalar(k);
+}
+std::string emitWhere(const Call& c, llvm::ArrayRef<std::string> args) {
+  if (c.args.size() == 1) return "pydd::nonzero(" + args[0] + ")";
+  ScalarKind k = c.type.elem();
+  if (!c.type.isArray())
+    return "(pydd::truthy(" + args[0] + ") ? " + castTo(k, args[1]) + " : " + castTo(k, args[2]) + ")";
+  std::string r = cxxScalarType(k);
+  return "pydd::where<" + r + ", " + r + ">(" + args[0] + ", " + args[1] + ", " + args[2] + ")";
+}
+
+}  // namespace
+
+void addReductionFunctions(std::vector<LibraryFunction>& out) {
+  using C = LibraryCategory;
+  out.push_back(entry("sum", C::Reduction, {"a", "axis"}, 1, "numpy.sum", reductionType, emitReduction));
+  out.push_back(entry("prod", C::Reduction, {"a", "axis"}, 1, "numpy.prod", reductionType, emitReduction));
+  out.push_back(entry("mean", C::Reduction, {"a", "axis"}, 1, "numpy.mean", reductionType, emitReduction));
+  out.push_back(entry("min", C::Reduction, {"a", "axis", "*"}, 1, "numpy.min / min", minMaxType, emitMinMax));
+  out.push_back(entry("max", C::Reduction, {"a", "axis", "*"}, 1, "numpy.max / max", minMaxType, emitMinMax));
+  out.push_back(entry("argmin", C::Reduction, {"a"}, 1, "numpy.argmin", argType, emitArg));
+  out.push_back(entry("argmax", C::Reduction, {"a"}, 1, "numpy.argmax", argType, emitArg));
+  out.push_back(entry("any", C::Reduction, {"a"}, 1, "numpy.any", anyAllType, emitAnyAll));
+  out.push_back(entry("all", C::Reduction, {"a"}, 1, "numpy.all", anyAllType, emitAnyAll));
+  out.push_back(entry("allclose", C::Reduction, {"a", "b", "rtol", "atol"}, 2, "numpy.allclose", allcloseType, emitAllclose));
+  out.push_back(entry("where", C::Reduction, {"condition", "x", "y"}, 1, "numpy.where", whereType, emitWhere));
+}
+
+}  // namespace pydd::catalog

@@ -1,0 +1,64 @@
+// Building blocks shared by the catalog's category files (not for other
+// folders: they see entries only through Catalog.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "stdlib/Catalog.h"
+
+namespace pydd::catalog {
+
+/// Argument i of the call, or null when omitted.
+inline const Expr* arg(const Call& c, size_t i) { return i < c.args.size() ? c.args[i].get() : nullptr; }
+
+/// Records a type error at argument `index` (-1: the call) and yields Unknown.
+inline Type fail(TypeRuleError& err, int index, std::string message) {
+  err.argIndex = index;
+  err.message = std::move(message);
+  return Type();
+}
+
+/// `static_cast<T>(text)` for a scalar of kind k.
+inline std::string castTo(ScalarKind k, const std::string& text) {
+  return std::string("static_cast<") + cxxScalarType(k) + ">(" + text + ")";
+}
+
+/// `"name"`, as a C++ string literal (function names are identifiers).
+inline std::string quoted(const char* name) { return std::string("\"") + name + "\""; }
+
+/// "f(a, b, c)" from a callee and argument texts.
+std::string callText(const std::string& callee, llvm::ArrayRef<std::string> args);
+
+/// The axis argument `index` checked against `rank` when it is a literal
+/// (NumPy's AxisError, at compile time); false with `err` set if out of range.
+bool checkAxis(const Call& c, size_t index, int rank, TypeRuleError& err);
+/// The axis as C++: a literal normalized at compile time, else a runtime
+/// normalization that raises for an out-of-range value.
+std::string axisText(const Call& c, size_t index, int rank, const std::string& text);
+
+using TypeRule = Type (*)(const Call&, TypeRuleError&);
+using EmitRule = std::string (*)(const Call&, llvm::ArrayRef<std::string>);
+
+/// An entry with the common fields; the caller sets the rest.
+inline LibraryFunction entry(const char* name, LibraryCategory category, std::vector<const char*> params,
+                             unsigned required, const char* numpy, TypeRule rule, EmitRule emit) {
+  LibraryFunction f;
+  f.name = name;
+  f.category = category;
+  f.params = std::move(params);
+  f.required = required;
+  f.numpy = numpy;
+  f.resultType = rule;
+  f.emitCpp = emit;
+  return f;
+}
+
+// Each category file appends its entries.
+void addAllocationFunctions(std::vector<LibraryFunction>& out);
+void addElementwiseFunctions(std::vector<LibraryFunction>& out);
+void addReductionFunctions(std::vector<LibraryFunction>& out);
+void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out);
+void addContainerFunctions(std::vector<LibraryFunction>& out);
+
+}  // namespace pydd::catalog
