@@ -861,9 +861,10 @@ Type parseTypePrefix(llvm::StringRef& text) {
   if (!text.consume_front("(")) return Type();
   std::vector<Type> args;
   unsigned rank = 1;
-  for (;;) {
+  for (size_t position = 0;; ++position) {
     text = text.ltrim();
-    if (name == "Array" && args.size() == 1) {
+    if (name == "Array" && position == 2) return Type();
+    if (name == "Array" && position == 1) {
       size_t d = 0;
       while (d < text.size() && llvm::isDigit(text[d])) ++d;
       if (d == 0 || text.take_front(d).getAsInteger(10, rank) || rank < 1 || rank > 8) return Type();

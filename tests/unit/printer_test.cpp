@@ -114,6 +114,15 @@ std::string dump(const Expr& e) {
       auto& t = static_cast<const TupleLit&>(e);
       return std::string(t.isList ? "(list" : "(tuple") + list(t.elems) + ")";
     }
+    case ExprKind::Slice: {
+      auto& sl = static_cast<const Slice&>(e);
+      auto part = [](const ExprPtr& p) { return p ? dump(*p) : std::string("_"); };
+      return "(slice " + part(sl.start) + " " + part(sl.stop) + " " + part(sl.step) + ")";
+    }
+    case ExprKind::DictLit: {
+      auto& d = static_cast<const DictLit&>(e);
+      return "(dict" + list(d.keys) + " :" + list(d.values) + ")";
+    }
   }
   return "?";
 }
@@ -181,6 +190,17 @@ TEST(PrintExpr, ArithmeticKeepsOnlyNeededParentheses) {
   EXPECT_EQ(printed("a / (b * c)"), "a / (b * c)");
   EXPECT_EQ(printed("a // b % c"), "a // b % c");
   EXPECT_EQ(printed("a % (b // c)"), "a % (b // c)");
+}
+
+TEST(PrintExpr, ArrayValues) {
+  EXPECT_EQ(printed("A[1:3, :]"), "A[1:3, :]");
+  EXPECT_EQ(printed("A[::-1]"), "A[::-1]");
+  EXPECT_EQ(printed("A[i, a:b:2]"), "A[i, a:b:2]");
+  EXPECT_EQ(printed("a @ b + c"), "a @ b + c");
+  EXPECT_EQ(printed("x not in l"), "x not in l");
+  EXPECT_EQ(printed("{1: 2.5, k: v}"), "{1: 2.5, k: v}");
+  EXPECT_EQ(printed("x.abs().sqrt()"), "x.abs().sqrt()");
+  EXPECT_EQ(printed("(a + b).sum(1)"), "(a + b).sum(1)");
 }
 
 TEST(PrintExpr, PowerAndUnaryMinus) {

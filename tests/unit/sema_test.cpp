@@ -346,13 +346,23 @@ TEST(Loops, RangeBoundsMustBeIntegers) {
   expectError("def f(x: float64):\n    for i in range(x):\n        pass\n", 2, 20, "range() arguments must be integers, got float64");
 }
 
-TEST(Loops, ForEachNeedsAOneDimensionalArray) {
+TEST(Loops, ForEachNeedsAnIterable) {
   // `v` is declared so that its type is known (see
   // Errors.CauseOfAnUninferableVariableIsReported).
-  expectError("def f(A: Array(float64, 2)):\n    v: float64\n    for v in A:\n        pass\n", 3, 14,
-              "a for loop iterates over range(...) or a 1-D array, not Array(float64, 2)");
   expectError("def f(n: int):\n    v: int\n    for v in n:\n        pass\n", 3, 14,
-              "a for loop iterates over range(...) or a 1-D array, not int64");
+              "a for loop iterates over range(...), an array, a list or a dict, not int64");
+  // Rows of a 2-D array are 1-D views, not scalars.
+  expectError("def f(A: Array(float64, 2)):\n    v: float64\n    for v in A:\n        pass\n", 3, 9,
+              "cannot implicitly convert Array(float64, 1) to float64 for 'v'");
+}
+
+TEST(Loops, ForEachOverRowsListsAndDicts) {
+  Analyzed a = accept(
+      "def f(A: Array(float32, 2), l: List(int32), d: Dict(int64, float64)):\n"
+      "    for r in A:\n        pass\n    for x in l:\n        pass\n    for k in d:\n        pass\n");
+  EXPECT_EQ(a.typeOf("r"), Type::array(ScalarKind::Float32, 1));
+  EXPECT_EQ(a.typeOf("x"), i32);
+  EXPECT_EQ(a.typeOf("k"), i64);
 }
 
 TEST(Loops, ForEachIntoADeclaredNarrowerVariable) {
@@ -537,15 +547,17 @@ TEST(Errors, CauseOfAnUninferableVariableIsReported) {
   // error is reported, not "cannot infer the type of 'x'" (whose advice
   // to annotate would be wrong).
   expectError("def f():\n    x = 1 + undefined_name\n", 2, 13, "name 'undefined_name' is not defined");
-  expectError("def f(A: Array(float64)):\n    B = A + A\n", 2, 9, "operator '+' on arrays is not supported yet");
+  expectError("def f(A: Array(float64)):\n    B = A & A\n", 2, 9, "operator '&' on arrays is not supported");
   expectError("def f(A: Array(float64)):\n    x = int32(A)\n", 2, 9, "cannot convert Array(float64, 1) to int32");
   expectError("def f():\n    x = int32\n", 2, 9, "type 'int32' cannot be used as a value here");
-  expectError("def f(A: Array(float64, 2)):\n    for v in A:\n        pass\n", 2, 14,
-              "a for loop iterates over range(...) or a 1-D array, not Array(float64, 2)");
+  expectError("def f(n: int):\n    for v in n:\n        pass\n", 2, 14,
+              "a for loop iterates over range(...), an array, a list or a dict, not int64");
 }
 
-TEST(Errors, ListValueIsRejected) {
-  expectError("def f():\n    xs = []\n", 2, 5, "'xs' cannot hold a tuple or list; lists and tuples as values are not supported yet");
+TEST(Errors, EmptyContainersNeedAnAnnotation) {
+  expectError("def f():\n    xs = []\n", 2, 5, "cannot infer the element type of an empty List; annotate it, as in 'xs: List(int64) = ...'");
+  expectError("def f():\n    d = {}\n", 2, 5, "cannot infer the element type of an empty Dict");
+  expectError("def f():\n    h = heapinit()\n", 2, 5, "cannot infer the element type of an empty Heap");
 }
 
 TEST(Errors, ArrayScalarConflict) {
@@ -573,10 +585,11 @@ TEST(Errors, ReturnValueAndSignatureDisagree) {
 }
 
 TEST(Errors, WrongNumberOfIndices) {
+  // A[0] of a 2-D array is a row view, which a float64 cannot hold.
   expectError("def f(A: Array(float64, 2)) -> float64:\n    return A[0]\n", 2, 12,
-              "an array with 2 dimensions needs 2 indices, got 1");
+              "expected float64 for the return value of 'f', got Array(float64, 1)");
   expectError("def f(A: Array(float64)) -> float64:\n    return A[0, 1]\n", 2, 12,
-              "an array with 1 dimension needs 1 indices, got 2");
+              "too many indices for array: array is 1-dimensional, but 2 were indexed");
 }
 
 TEST(Errors, BadIndexing) {
@@ -617,15 +630,19 @@ TEST(Errors, NamesThatAreNotValues) {
   expectError("def f():\n    print(int32)\n", 2, 11, "type 'int32' cannot be used as a value here; write int32() for a typed zero");
 }
 
-TEST(Errors, AttributesOtherThanShape) {
-  expectError("def f(A: Array(float64)):\n    x = A.size\n", 2, 9, "attribute 'size' is not supported in pydd kernels");
-  expectError("def f(A: Array(float64)):\n    x = A.shape\n", 2, 9,
-              "attribute 'shape' is not supported in pydd kernels; index it, as in A.shape[0]");
+TEST(Errors, UnknownAttributesAndMethods) {
+  expectError("def f(A: Array(float64)):\n    x = A.real\n", 2, 9, "attribute 'real' is not supported in pydd kernels");
+  expectError("def f(A: Array(float64)):\n    x = A.frobnicate()\n", 2, 9, "unknown method 'frobnicate'");
+  expectError("def f(l: List(int64)):\n    append(l, 1)\n", 2, 5, "'append' is a method; call it as x.append(...)");
 }
 
 TEST(Errors, OperatorsOnArraysAndBadOperands) {
-  expectError("def f(A: Array(float64)) -> Array(float64):\n    return A + A\n", 2, 12,
-              "operator '+' on arrays is not supported yet; use an element loop");
+  expectError("def f(A: Array(float64)) -> Array(float64):\n    return A | A\n", 2, 12,
+              "operator '|' on arrays is not supported; use logical_and/logical_or for bool arrays");
+  expectError("def f(A: Array(float64), B: Array(float64)) -> bool:\n    return A < B < A\n", 2, 12,
+              "a comparison chain on arrays is ambiguous");
+  expectError("def f(A: Array(bool)) -> Array(bool):\n    return A - A\n", 2, 12,
+              "sub() is not supported on bool operands");
   expectError("def f(x: float64) -> float64:\n    return x & 1\n", 2, 12, "unsupported operand types for &: float64 and int64");
   expectError("def f(x: float64):\n    print(~x)\n", 2, 11, "bad operand type for unary ~: float64");
 }
@@ -655,6 +672,108 @@ TEST(Errors, SeveralFunctionsReportIndependently) {
   EXPECT_EQ(a.errors, 2u) << a.messages;
   EXPECT_NE(a.messages.find("test.pydd:2:12: error: cannot implicitly convert"), std::string::npos) << a.messages;
   EXPECT_NE(a.messages.find("test.pydd:5:12: error: name 'q' is not defined"), std::string::npos) << a.messages;
+}
+
+}  // namespace
+
+namespace {
+
+// ---- arrays as values --------------------------------------------------------------
+
+/// The callee sema wrote for `y = EXPR` (operators become library calls).
+std::string loweredCallee(const std::string& params, const std::string& expression) {
+  Analyzed a = accept("def f(" + params + "):\n    y = " + expression + "\n");
+  if (!a.module) return "";
+  auto& assign = static_cast<const Assign&>(*a.module->functions[0]->body->stmts[0]);
+  const Expr* v = assign.value.get();
+  if (auto* n = dyn_cast<Not>(v)) v = n->operand.get();
+  auto* c = dyn_cast<Call>(v);
+  return c && c->target == CallTarget::Library ? c->callee : "<not a library call>";
+}
+
+TEST(ArrayOperators, BecomeLibraryCalls) {
+  const std::string p = "A: Array(float64, 2), v: Array(int32), x: float64, l: List(int64)";
+  EXPECT_EQ(loweredCallee(p, "A + x"), "add");
+  EXPECT_EQ(loweredCallee(p, "x - A"), "sub");
+  EXPECT_EQ(loweredCallee(p, "A // 2"), "floordiv");
+  EXPECT_EQ(loweredCallee(p, "A ** 2"), "pow");
+  EXPECT_EQ(loweredCallee(p, "A @ A"), "matmult");
+  EXPECT_EQ(loweredCallee(p, "-A"), "minus");
+  EXPECT_EQ(loweredCallee(p, "A <= x"), "le");
+  EXPECT_EQ(loweredCallee(p, "A != A"), "neq");
+  EXPECT_EQ(loweredCallee(p, "(A > 0) and (A < 1)"), "logical_and");
+  EXPECT_EQ(loweredCallee(p, "not (A > 0)"), "logical_not");
+  EXPECT_EQ(loweredCallee(p, "x in A"), "contains");
+  EXPECT_EQ(loweredCallee(p, "3 not in l"), "contains");
+  EXPECT_EQ(loweredCallee(p, "A.T"), "transpose");
+  EXPECT_EQ(loweredCallee(p, "A.sum(1)"), "sum");
+  // Scalars keep their operators.
+  EXPECT_EQ(loweredCallee(p, "abs(x) + x"), "<not a library call>");
+}
+
+TEST(ArrayOperators, BroadcastRankAndNumPyPromotion) {
+  Analyzed a = accept(
+      "def f(A: Array(float32, 2), v: Array(int32), w: Array(int64), b: Array(bool), x: float64):\n"
+      "    p = A + v\n    q = v * 2\n    r = v / w\n    s = A * 2.0\n    t = A * x\n    u = b + b\n"
+      "    c = v < 3\n    m = sqrt(v)\n    n = v @ w\n");
+  EXPECT_EQ(a.typeOf("p"), Type::array(ScalarKind::Float64, 2));  // float32 with int32 -> float64
+  EXPECT_EQ(a.typeOf("q"), Type::array(ScalarKind::Int32, 1));    // a literal is weak
+  EXPECT_EQ(a.typeOf("r"), Type::array(ScalarKind::Float64, 1));  // true division
+  EXPECT_EQ(a.typeOf("s"), Type::array(ScalarKind::Float32, 2));
+  EXPECT_EQ(a.typeOf("t"), Type::array(ScalarKind::Float64, 2));  // a float64 variable is strong
+  EXPECT_EQ(a.typeOf("u"), Type::array(ScalarKind::Bool, 1));     // bool + bool is logical or
+  EXPECT_EQ(a.typeOf("c"), Type::array(ScalarKind::Bool, 1));
+  EXPECT_EQ(a.typeOf("m"), Type::array(ScalarKind::Float64, 1));
+  EXPECT_EQ(a.typeOf("n"), i64);                                  // 1-D @ 1-D is a scalar
+}
+
+TEST(Subscripts, ViewsElementsAndContainers) {
+  Analyzed a = accept(
+      "def f(A: Array(float64, 3), l: List(int32), d: Dict(int64, bool), i: int64):\n"
+      "    e = A[i, 0, -1]\n    row = A[i]\n    col = A[:, 1, 2]\n    s = A[1:3, ::2, i]\n"
+      "    x = l[i]\n    y = d[3]\n    t = (i, 2.5)\n    z = t[1]\n");
+  EXPECT_EQ(a.typeOf("e"), f64);
+  EXPECT_EQ(a.typeOf("row"), Type::array(ScalarKind::Float64, 2));
+  EXPECT_EQ(a.typeOf("col"), Type::array(ScalarKind::Float64, 1));
+  EXPECT_EQ(a.typeOf("s"), Type::array(ScalarKind::Float64, 2));
+  EXPECT_EQ(a.typeOf("x"), i32);
+  EXPECT_EQ(a.typeOf("y"), boolean);
+  EXPECT_EQ(a.typeOf("z"), f64);
+}
+
+TEST(Containers, LiteralsTakeTheAnnotatedType) {
+  Analyzed a = accept(
+      "def f():\n    l: List(float64) = [1, 2]\n    d: Dict(int64, float32) = {}\n    h: Heap(float64, int64) = heapinit()\n"
+      "    m = [1, 2.5]\n    n = {1: True}\n");
+  EXPECT_EQ(a.typeOf("l"), Type::list(f64));
+  EXPECT_EQ(a.typeOf("d"), Type::dict(i64, f32));
+  EXPECT_EQ(a.typeOf("h"), Type::heap(f64, i64));
+  EXPECT_EQ(a.typeOf("m"), Type::list(f64));
+  EXPECT_EQ(a.typeOf("n"), Type::dict(i64, boolean));
+}
+
+TEST(Containers, HeapOperationsAndTuples) {
+  Analyzed a = accept(
+      "def f(x: float64):\n    h: Heap(float64, int64) = heapinit()\n    heappush(h, x, 3)\n"
+      "    k, v = heappop(h)\n    top = heappeek(h)\n");
+  EXPECT_EQ(a.typeOf("k"), f64);
+  EXPECT_EQ(a.typeOf("v"), i64);
+  EXPECT_EQ(a.typeOf("top"), Type::tuple({f64, i64}));
+  expectError("def f(x: float64):\n    h: Heap(int64) = heapinit()\n    heappush(h, x)\n", 3, 17,
+              "cannot store float64 into a container of int64");
+}
+
+TEST(Errors, AxisOutOfRangeIsReportedAtTheAxis) {
+  expectError("def f(A: Array(float64, 2)) -> Array(float64):\n    return A.sum(2)\n", 2, 18,
+              "axis 2 is out of bounds for array of dimension 2");
+  expectError("def f(A: Array(float64, 2)) -> Array(float64):\n    return sum(A, axis=-3)\n", 2, 24,
+              "axis -3 is out of bounds for array of dimension 2");
+}
+
+TEST(Errors, InPlaceOperatorsKeepTheArrayType) {
+  expectError("def f(A: Array(int64)):\n    A += 1.5\n", 2, 7,
+              "cannot store the float64 result of 'A op= ...' into Array(int64, 1) in place");
+  accept("def f(A: Array(float64), B: Array(int32)):\n    A += B\n    A *= 2\n");
 }
 
 }  // namespace
