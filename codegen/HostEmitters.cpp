@@ -18,10 +18,24 @@ const char* abiDtype(ScalarKind s) {
   return "";
 }
 
-std::string abiType(const Type& t) {
-  if (t.isVoid()) return "{Kind::Void, Dtype::Bool, 0}";
-  std::string kind = t.isArray() ? "Kind::Array" : "Kind::Scalar";
-  return "{" + kind + ", " + abiDtype(t.elem()) + ", " + std::to_string(t.isArray() ? t.rank() : 0) + "}";
+/// The TypeDesc initializer for `t`. Children of a List, Dict or Tuple go
+/// into arrays defined in `defs` (named td_<n>), ahead of their first use.
+std::string abiType(const Type& t, std::string& defs, int& counter) {
+  auto desc = [](const char* kind, const char* dtype, int rank, size_t n, const std::string& elems) {
+    return std::string("{Kind::") + kind + ", " + dtype + ", " + std::to_string(rank) + ", " + std::to_string(n) +
+           ", " + elems + "}";
+  };
+  if (t.isScalar()) return desc("Scalar", abiDtype(t.elem()), 0, 0, "nullptr");
+  if (t.isArray()) return desc("Array", abiDtype(t.elem()), t.rank(), 0, "nullptr");
+  // Heaps, strings and the like never cross the boundary (sema rejects them
+  // in signatures); Void is what the bridge then refuses at import.
+  const char* kind = t.isList() ? "List" : t.isDict() ? "Dict" : t.isTuple() ? "Tuple" : nullptr;
+  if (!kind) return desc("Void", "Dtype::Bool", 0, 0, "nullptr");
+  std::string items;
+  for (const Type& e : t.elems()) items += "    " + abiType(e, defs, counter) + ",\n";
+  std::string name = "td_" + std::to_string(counter++);
+  defs += "const pydd::abi::TypeDesc " + name + "[] = {\n" + items + "};\n";
+  return desc(kind, "Dtype::Bool", 0, t.elems().size(), t.elems().empty() ? "nullptr" : name);
 }
 
 std::string signature(const Function& f) {
@@ -32,47 +46,45 @@ std::string signature(const Function& f) {
   return s;
 }
 
-/// The C++ that reads parameter i from the thunk's argument array.
-std::string thunkArgument(const Param& p, size_t i) {
-  std::string slot = "a[" + std::to_string(i) + "]";
-  if (p.type.isArray())
-    return std::string("pydd::abi::from_raw<") + cxxScalarType(p.type.elem()) + ", " + std::to_string(p.type.rank()) +
-           ">(*static_cast<const pydd::abi::RawArray*>(" + slot + "))";
-  return std::string("*static_cast<const ") + cxxScalarType(p.type.elem()) + "*>(" + slot + ")";
-}
-
 }  // namespace
 
 std::string emitPythonGlue(const Module& m) {
   std::string ns = cxxIdentifier(m.name);
   std::string out = "\n// ---- Python module glue (host=python) ----\n";
   out += "namespace {\nusing pydd::abi::Dtype;\nusing pydd::abi::Kind;\n\n";
+  int counter = 0;
+  std::vector<std::string> results;
   for (auto& f : m.functions) {
     std::string call = ns + "::" + cxxIdentifier(f->name) + "(";
-    for (size_t i = 0; i < f->params.size(); ++i) call += (i ? ", " : "") + thunkArgument(f->params[i], i);
+    for (size_t i = 0; i < f->params.size(); ++i)
+      call += (i ? ", " : "") + std::string("pydd::abi::get<") + cxxType(f->params[i].type) + ">(a[" +
+              std::to_string(i) + "])";
     call += ")";
     out += "void thunk_" + f->name + "([[maybe_unused]] void* const* a, [[maybe_unused]] void* r) {\n";
     if (f->returnType.isVoid())
       out += "  " + call + ";\n";
-    else if (f->returnType.isArray())
-      out += "  *static_cast<pydd::abi::RawArray*>(r) = pydd::abi::to_raw(" + call + ");\n";
     else
-      out += "  *static_cast<" + cxxType(f->returnType) + "*>(r) = " + call + ";\n";
+      out += "  pydd::abi::put<" + cxxType(f->returnType) + ">(r, " + call + ");\n";
     out += "}\n";
+    std::string defs, params;
     if (!f->params.empty()) {
       std::vector<bool> written = writtenArrayParams(m, *f);
-      out += "const pydd::abi::ParamDesc params_" + f->name + "[] = {\n";
       for (size_t i = 0; i < f->params.size(); ++i)
-        out += "    {\"" + f->params[i].name + "\", " + abiType(f->params[i].type) + ", " +
-               (written[i] ? "true" : "false") + "},\n";
-      out += "};\n";
+        params += "    {\"" + f->params[i].name + "\", " + abiType(f->params[i].type, defs, counter) + ", " +
+                  (written[i] ? "true" : "false") + "},\n";
     }
+    results.push_back(f->returnType.isVoid() ? "{Kind::Void, Dtype::Bool, 0, 0, nullptr}"
+                                             : abiType(f->returnType, defs, counter));
+    out += defs;
+    if (!f->params.empty()) out += "const pydd::abi::ParamDesc params_" + f->name + "[] = {\n" + params + "};\n";
   }
   if (!m.functions.empty()) {
     out += "\nconst pydd::abi::FunctionDesc functions[] = {\n";
-    for (auto& f : m.functions)
-      out += "    {\"" + f->name + "\", \"" + signature(*f) + "\", " + (f->params.empty() ? "nullptr" : "params_" + f->name) +
-             ", " + std::to_string(f->params.size()) + ", " + abiType(f->returnType) + ", thunk_" + f->name + "},\n";
+    for (size_t k = 0; k < m.functions.size(); ++k) {
+      const Function& f = *m.functions[k];
+      out += "    {\"" + f.name + "\", \"" + signature(f) + "\", " + (f.params.empty() ? "nullptr" : "params_" + f.name) +
+             ", " + std::to_string(f.params.size()) + ", " + results[k] + ", thunk_" + f.name + "},\n";
+    }
     out += "};\n";
   }
   out += "const pydd::abi::ModuleDesc module_desc = {pydd::abi::kVersion, \"" + m.name + "\", " +
@@ -89,7 +101,8 @@ std::string emitCppHeader(const Module& m) {
   std::string out = "// Generated by pyddc from " + m.path + ". Do not edit.\n";
   out += "// Link with lib" + m.name + ".a or lib" + m.name + ".so; compile with the flags of `pyddc --cxxflags`.\n";
   out += "// Errors are thrown as pydd::Error (pydd/errors.h).\n";
-  out += "#pragma once\n\n#include <cstdint>\n\n#include \"pydd/array.h\"\n#include \"pydd/errors.h\"\n\n";
+  out += "#pragma once\n\n#include <cstdint>\n#include <tuple>\n\n#include \"pydd/array.h\"\n#include \"pydd/containers.h\"\n"
+         "#include \"pydd/errors.h\"\n\n";
   out += "namespace " + ns + " {\n\n";
   for (auto& f : m.functions) out += "/// " + signature(*f) + "\n" + cxxDeclaration(m, *f) + ";\n";
   out += "\n}  // namespace " + ns + "\n";

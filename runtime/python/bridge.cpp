@@ -4,9 +4,10 @@
 // Everything Python-facing lives here so that generated modules contain no
 // Python or pybind11 code and compile in a fraction of a second: argument
 // binding with Python's own error messages, strict checking of NumPy arrays
-// (never a silent copy, which would lose the kernel's writes), releasing the
-// GIL around the kernel, translating C++ exceptions, and handing results back
-// without copying.
+// (any strides, but never a silent copy, which would lose the kernel's
+// writes), copying lists and dicts in and out, releasing the GIL around the
+// kernel, translating C++ exceptions, and handing array results back without
+// copying (views of arguments stay views).
 //
 // Functions are plain METH_FASTCALL builtins rather than pybind11
 // cpp_functions: a kernel call should cost about as much as calling any other
@@ -136,13 +137,14 @@ bool is_numpy_bool(PyObject* obj) {
   return t && PyObject_TypeCheck(obj, t->bool_);
 }
 
-// A small array on the stack for the usual handful of parameters.
+// A small array on the stack for the usual handful of parameters. Left
+// uninitialized (default-initialized): callers fill what they use.
 template <class T, int N>
 class SmallBuffer {
  public:
   explicit SmallBuffer(size_t n) {
     if (n > static_cast<size_t>(N)) {
-      heap_.reset(new T[n]());
+      heap_.reset(new T[n]);
       data_ = heap_.get();
     } else {
       data_ = local_;
@@ -152,24 +154,9 @@ class SmallBuffer {
   T* data() { return data_; }
 
  private:
-  T local_[N] = {};
+  T local_[N];
   std::unique_ptr<T[]> heap_;
   T* data_;
-};
-
-// Drops a kernel's reference to a returned buffer unless someone took it.
-class OwnerGuard {
- public:
-  explicit OwnerGuard(pydd::Buffer* b) : b_(b) {}
-  OwnerGuard(const OwnerGuard&) = delete;
-  OwnerGuard& operator=(const OwnerGuard&) = delete;
-  ~OwnerGuard() {
-    if (b_) b_->release();
-  }
-  void disarm() { b_ = nullptr; }
-
- private:
-  pydd::Buffer* b_;
 };
 
 // Releases the GIL for the kernel; re-acquires it on every exit, including
@@ -192,32 +179,140 @@ struct FunctionInfo {
   std::string name;                  // for messages: "f"
   std::vector<py::object> names;     // interned parameter names
   PyMethodDef def;                   // Python keeps a pointer to it
-  bool has_arrays = false;
+  bool has_arrays = false;           // some parameter is an array (top level)
+  std::vector<size_t> offsets;       // of each parameter's raw value in the argument storage
+  std::vector<char> holds;           // parameter i's raw value holds buffers to free
+  size_t arg_bytes = 0, result_bytes = 0;
+  bool result_holds = false;
 };
 
 constexpr const char* kBufferCapsule = "pydd.Buffer";
 
-union Value {
-  bool b;
-  int32_t i32;
-  int64_t i64;
-  float f32;
-  double f64;
-  pabi::RawArray array;
-};
+// ---- raw layouts (abi.h), walked from a TypeDesc
 
-// What the result lookup needs to know about an array argument.
-struct ArrayArg {
-  PyObject* object = nullptr;
-  const char* begin = nullptr;
-  size_t bytes = 0;
+size_t raw_size(const pabi::TypeDesc& t) {
+  switch (t.kind) {
+    case pabi::Kind::Void: return 0;
+    case pabi::Kind::Scalar: return static_cast<size_t>(element_size(t.dtype));
+    case pabi::Kind::Array: return sizeof(pabi::RawArray);
+    case pabi::Kind::List: return sizeof(pabi::RawList);
+    case pabi::Kind::Dict: return sizeof(pabi::RawDict);
+    case pabi::Kind::Tuple: {
+      size_t n = 0;
+      for (int32_t k = 0; k < t.num_elems; ++k) n += pabi::align8(raw_size(t.elems[k]));
+      return n;
+    }
+  }
+  return 0;
+}
+
+/// Whether a raw value of this type can hold array references or item
+/// buffers (scalars hold nothing to release).
+bool holds_resources(const pabi::TypeDesc& t) {
+  if (t.kind != pabi::Kind::Tuple) return t.kind == pabi::Kind::Array || t.kind == pabi::Kind::List ||
+                                            t.kind == pabi::Kind::Dict;
+  for (int32_t k = 0; k < t.num_elems; ++k)
+    if (holds_resources(t.elems[k])) return true;
+  return false;
+}
+
+/// Releases what a raw value holds (array references, item buffers) and
+/// leaves it empty. Zeroed or partly built values are fine.
+void release_raw(const pabi::TypeDesc& t, void* p) {
+  auto each = [](const pabi::TypeDesc& e, void* items, int64_t n) {
+    if (!items) return;
+    if (holds_resources(e))
+      for (int64_t i = 0; i < n; ++i) release_raw(e, static_cast<char*>(items) + i * static_cast<int64_t>(raw_size(e)));
+    std::free(items);
+  };
+  switch (t.kind) {
+    case pabi::Kind::Array: {
+      auto& raw = *static_cast<pabi::RawArray*>(p);
+      if (pydd::Buffer* b = raw.owner) {
+        raw.owner = nullptr;
+        b->release();
+      }
+      return;
+    }
+    case pabi::Kind::List: {
+      auto& raw = *static_cast<pabi::RawList*>(p);
+      each(t.elems[0], raw.items, raw.size);
+      raw = pabi::RawList{0, nullptr};
+      return;
+    }
+    case pabi::Kind::Dict: {
+      auto& raw = *static_cast<pabi::RawDict*>(p);
+      each(t.elems[0], raw.keys, raw.size);
+      each(t.elems[1], raw.values, raw.size);
+      raw = pabi::RawDict{0, nullptr, nullptr};
+      return;
+    }
+    case pabi::Kind::Tuple: {
+      size_t off = 0;
+      for (int32_t k = 0; k < t.num_elems; ++k) {
+        release_raw(t.elems[k], static_cast<char*>(p) + off);
+        off += pabi::align8(raw_size(t.elems[k]));
+      }
+      return;
+    }
+    default: return;
+  }
+}
+
+/// pydd's spelling of a type, for messages.
+std::string type_str(const pabi::TypeDesc& t) {
+  auto members = [&t](int32_t from) {
+    std::string s;
+    for (int32_t k = from; k < t.num_elems; ++k) s += (k > from ? ", " : "") + type_str(t.elems[k]);
+    return s;
+  };
+  switch (t.kind) {
+    case pabi::Kind::Void: return "None";
+    case pabi::Kind::Scalar: return dtype_name(t.dtype);
+    case pabi::Kind::Array: return std::string("Array(") + dtype_name(t.dtype) + ", " + std::to_string(t.rank) + ")";
+    case pabi::Kind::List: return "List(" + members(0) + ")";
+    case pabi::Kind::Dict: return "Dict(" + members(0) + ")";
+    case pabi::Kind::Tuple: return "(" + members(0) + (t.num_elems == 1 ? ",)" : ")");
+  }
+  return "?";
+}
+
+// ---- Python -> raw (arguments)
+
+/// Where a value being converted sits, for error messages: a parameter, or
+/// an element, key or value inside one. Formatted only on error.
+struct Where {
+  const FunctionInfo& fi;
+  int param;
+  const Where* parent = nullptr;
+  const char* what = nullptr;  // "element", "key", "value for key"
+  int64_t index = 0;
+  PyObject* key = nullptr;  // shown with repr() instead of index when set
+
+  std::string str() const {
+    if (!parent) return fi.name + "(): parameter '" + fi.desc->params[param].name + "'";
+    std::string at = key ? object_repr(key) : std::to_string(index);
+    return parent->str() + " " + what + " " + at;
+  }
+  static std::string object_repr(PyObject* obj) {
+    PyObject* s = PyObject_Repr(obj);
+    if (!s) {
+      PyErr_Clear();
+      return "?";
+    }
+    const char* utf8 = PyUnicode_AsUTF8(s);
+    std::string out = utf8 ? utf8 : "?";
+    if (!utf8) PyErr_Clear();
+    Py_DECREF(s);
+    return out;
+  }
 };
 
 [[noreturn]] void throw_type_error(const std::string& msg) { throw py::type_error(msg); }
 [[noreturn]] void throw_value_error(const std::string& msg) { throw py::value_error(msg); }
 
-std::string param_prefix(const FunctionInfo& fi, int i) {
-  return fi.name + "(): parameter '" + fi.desc->params[i].name + "'";
+[[noreturn]] void throw_expects(const Where& w, const std::string& what, PyObject* obj) {
+  throw_type_error(w.str() + " expects " + what + ", got " + type_name(obj));
 }
 
 // Python's wording for positional-or-keyword parameters.
@@ -232,7 +327,7 @@ std::string param_prefix(const FunctionInfo& fi, int i) {
   throw_type_error(msg);
 }
 
-int64_t convert_integer(const FunctionInfo& fi, int i, PyObject* obj, pabi::Dtype dtype) {
+int64_t convert_integer(const Where& w, PyObject* obj, pabi::Dtype dtype) {
   long long v;
   int overflow = 0;
   py::object index;
@@ -242,35 +337,31 @@ int64_t convert_integer(const FunctionInfo& fi, int i, PyObject* obj, pabi::Dtyp
     if (t < 0) throw py::error_already_set();
     v = t;
   } else {
-    if (PyFloat_Check(obj) || !PyIndex_Check(obj))
-      throw_type_error(param_prefix(fi, i) + " expects " + dtype_name(dtype) + ", got " + type_name(obj));
+    if (PyFloat_Check(obj) || !PyIndex_Check(obj)) throw_expects(w, dtype_name(dtype), obj);
     index = py::reinterpret_steal<py::object>(PyNumber_Index(obj));
     if (!index) {
       // e.g. an array of several elements: name the parameter rather than
       // pass on NumPy's message.
       if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw py::error_already_set();
       PyErr_Clear();
-      throw_type_error(param_prefix(fi, i) + " expects " + dtype_name(dtype) + ", got " + type_name(obj));
+      throw_expects(w, dtype_name(dtype), obj);
     }
     v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
     if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
   }
   const bool fits = overflow == 0 && (dtype == pabi::Dtype::Int64 || (v >= INT32_MIN && v <= INT32_MAX));
-  if (!fits) {
-    throw_value_error(param_prefix(fi, i) + " = " + object_str(index.ptr()) + " does not fit in " +
-                      dtype_name(dtype));
-  }
+  if (!fits) throw_value_error(w.str() + " = " + object_str(index.ptr()) + " does not fit in " + dtype_name(dtype));
   return v;
 }
 
-double convert_floating(const FunctionInfo& fi, int i, PyObject* obj, pabi::Dtype dtype) {
+double convert_floating(const Where& w, PyObject* obj, pabi::Dtype dtype) {
   if (PyFloat_Check(obj)) return PyFloat_AS_DOUBLE(obj);  // includes numpy.float64
   if (PyLong_Check(obj)) {                                // includes bool
     const double v = PyLong_AsDouble(obj);
     if (v == -1.0 && PyErr_Occurred()) {
       if (!PyErr_ExceptionMatches(PyExc_OverflowError)) throw py::error_already_set();
       PyErr_Clear();
-      throw_value_error(param_prefix(fi, i) + " = " + object_str(obj) + " does not fit in " + dtype_name(dtype));
+      throw_value_error(w.str() + " = " + object_str(obj) + " does not fit in " + dtype_name(dtype));
     }
     return v;
   }
@@ -281,10 +372,10 @@ double convert_floating(const FunctionInfo& fi, int i, PyObject* obj, pabi::Dtyp
     if (!f) throw py::error_already_set();
     return PyFloat_AS_DOUBLE(f.ptr());
   }
-  throw_type_error(param_prefix(fi, i) + " expects " + dtype_name(dtype) + ", got " + type_name(obj));
+  throw_expects(w, dtype_name(dtype), obj);
 }
 
-bool convert_bool(const FunctionInfo& fi, int i, PyObject* obj) {
+bool convert_bool(const Where& w, PyObject* obj) {
   if (obj == Py_True) return true;
   if (obj == Py_False) return false;
   if (is_numpy_bool(obj) || (!PyFloat_Check(obj) && PyIndex_Check(obj))) {
@@ -294,30 +385,65 @@ bool convert_bool(const FunctionInfo& fi, int i, PyObject* obj) {
       if (!value) {
         if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw py::error_already_set();
         PyErr_Clear();
-        throw_type_error(param_prefix(fi, i) + " expects bool, got " + type_name(obj));
+        throw_expects(w, "bool", obj);
       }
     }
     const int t = PyObject_IsTrue(value.ptr());
     if (t < 0) throw py::error_already_set();
     return t != 0;
   }
-  throw_type_error(param_prefix(fi, i) + " expects bool, got " + type_name(obj));
+  throw_expects(w, "bool", obj);
 }
 
-void convert_array(const FunctionInfo& fi, int i, PyObject* obj, pabi::RawArray* out, ArrayArg* arg) {
-  const pabi::ParamDesc& p = fi.desc->params[i];
-  const int rank = p.type.rank;
-  const char* dims = rank == 1 ? " dimension" : " dimensions";
+void convert_scalar(const Where& w, PyObject* obj, pabi::Dtype dtype, void* out) {
+  switch (dtype) {
+    case pabi::Dtype::Bool: *static_cast<bool*>(out) = convert_bool(w, obj); return;
+    case pabi::Dtype::Int32: *static_cast<int32_t*>(out) = static_cast<int32_t>(convert_integer(w, obj, dtype)); return;
+    case pabi::Dtype::Int64: *static_cast<int64_t*>(out) = convert_integer(w, obj, dtype); return;
+    case pabi::Dtype::Float32: *static_cast<float*>(out) = static_cast<float>(convert_floating(w, obj, dtype)); return;
+    case pabi::Dtype::Float64: *static_cast<double*>(out) = convert_floating(w, obj, dtype); return;
+  }
+}
+
+/// An array argument as the result lookup needs it: the object (kept alive
+/// for the call) and the bytes its elements span.
+struct ArrayArg {
+  py::object object;
+  uintptr_t lo = 0, hi = 0;
+};
+
+/// The byte range [lo, hi) that a strided array's elements span.
+void extent(const char* data, int rank, const int64_t* shape, const int64_t* strides, int64_t itemsize,
+            uintptr_t* lo, uintptr_t* hi) {
+  int64_t min = 0, max = 0;
+  for (int k = 0; k < rank; ++k) {
+    if (shape[k] == 0) {
+      *lo = *hi = reinterpret_cast<uintptr_t>(data);
+      return;
+    }
+    const int64_t span = (shape[k] - 1) * strides[k] * itemsize;
+    (span < 0 ? min : max) += span;
+  }
+  *lo = reinterpret_cast<uintptr_t>(data + min);
+  *hi = reinterpret_cast<uintptr_t>(data + max + itemsize);
+}
+
+// Any strided array of the right dtype and rank is taken as it is, without
+// a copy (a copy would lose the kernel's writes): strides in bytes become
+// strides in elements, which needs them to be multiples of the itemsize.
+void convert_array(const Where& w, const pabi::TypeDesc& t, bool written, PyObject* obj, pabi::RawArray* out,
+                   ArrayArg* arg) {
+  const int rank = t.rank;
   auto expected = [&] {
-    return param_prefix(fi, i) + " expects a C-contiguous numpy.ndarray of " + dtype_name(p.type.dtype) +
-           " with " + std::to_string(rank) + dims + ", got ";
+    return w.str() + " expects a numpy.ndarray of " + dtype_name(t.dtype) + " with " + std::to_string(rank) +
+           (rank == 1 ? " dimension" : " dimensions") + ", got ";
   };
   if (!py::isinstance<py::array>(obj)) throw_type_error(expected() + type_name(obj));
   auto arr = py::reinterpret_borrow<py::array>(obj);
   py::dtype dt = arr.dtype();
   char kind;
   int size;
-  dtype_kind_size(p.type.dtype, &kind, &size);
+  dtype_kind_size(t.dtype, &kind, &size);
   const char order = dt.byteorder();
   // '=' is native, '|' is "not applicable" (1-byte types); NumPy normalizes
   // an explicit native order to '='.
@@ -329,36 +455,140 @@ void convert_array(const FunctionInfo& fi, int i, PyObject* obj, pabi::RawArray*
                      (nd == 1 ? " dimension" : " dimensions"));
   }
   const int flags = arr.flags();
-  if (!(flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_))
-    throw_type_error(expected() + "a non-contiguous array (use numpy.ascontiguousarray)");
   if (!(flags & py::detail::npy_api::NPY_ARRAY_ALIGNED_))
-    throw_type_error(expected() + "an unaligned array (use numpy.require(a, requirements='CA'))");
-  if (p.written && !(flags & py::detail::npy_api::NPY_ARRAY_WRITEABLE_))
-    throw_type_error(expected() + "a read-only array");
+    throw_type_error(expected() + "an unaligned array (use numpy.require(a, requirements='A'))");
+  if (written && !(flags & py::detail::npy_api::NPY_ARRAY_WRITEABLE_)) throw_type_error(expected() + "a read-only array");
   out->data = const_cast<void*>(arr.data());
-  for (int k = 0; k < rank; ++k) out->shape[k] = static_cast<int64_t>(arr.shape(k));
-  for (int k = rank; k < pydd::kMaxRank; ++k) out->shape[k] = 0;
+  for (int k = 0; k < rank; ++k) {
+    const py::ssize_t stride = arr.strides(k);
+    if (stride % size != 0)
+      throw_type_error(expected() + "an array whose strides are not multiples of its itemsize (use numpy.ascontiguousarray)");
+    out->shape[k] = static_cast<int64_t>(arr.shape(k));
+    out->strides[k] = static_cast<int64_t>(stride / size);
+  }
+  for (int k = rank; k < pydd::kMaxRank; ++k) out->shape[k] = 0, out->strides[k] = 0;
   out->owner = nullptr;
-  arg->object = obj;
-  arg->begin = static_cast<const char*>(out->data);
-  arg->bytes = static_cast<size_t>(arr.nbytes());
+  arg->object = py::reinterpret_borrow<py::object>(obj);
+  extent(static_cast<const char*>(out->data), rank, out->shape, out->strides, size, &arg->lo, &arg->hi);
 }
+
+/// Per-call conversion state: the arrays found inside containers (kept
+/// alive, and searched when a result borrows argument memory).
+struct CallState {
+  std::vector<ArrayArg> nested;
+};
+
+/// Converts `obj` to the raw form of `t` at `out`, which is zeroed when `t`
+/// holds resources (so that a failure part way can be released). Lists and
+/// dicts are copied; arrays are borrowed.
+void from_python(const pabi::TypeDesc& t, PyObject* obj, void* out, const Where& w, bool written, ArrayArg* arg,
+                 CallState& st) {
+  switch (t.kind) {
+    case pabi::Kind::Void: break;
+    case pabi::Kind::Scalar: convert_scalar(w, obj, t.dtype, out); return;
+    case pabi::Kind::Array:
+      if (!arg) arg = &st.nested.emplace_back();
+      convert_array(w, t, written, obj, static_cast<pabi::RawArray*>(out), arg);
+      return;
+    case pabi::Kind::List: {
+      if (!PyList_Check(obj)) throw_expects(w, "a list for " + type_str(t), obj);
+      const Py_ssize_t n = PyList_GET_SIZE(obj);
+      const size_t size = raw_size(t.elems[0]);
+      auto& raw = *static_cast<pabi::RawList*>(out);
+      raw.items = pabi::alloc_items(n, size);
+      raw.size = n;
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        // Converting an element may run Python code (__index__) that changes the list.
+        if (i >= PyList_GET_SIZE(obj)) throw py::value_error(w.str() + ": the list changed size during the call");
+        auto item = py::reinterpret_borrow<py::object>(PyList_GET_ITEM(obj, i));
+        const Where at{w.fi, w.param, &w, "element", i};
+        from_python(t.elems[0], item.ptr(), static_cast<char*>(raw.items) + i * size, at, written, nullptr, st);
+      }
+      return;
+    }
+    case pabi::Kind::Dict: {
+      if (!PyDict_Check(obj)) throw_expects(w, "a dict for " + type_str(t), obj);
+      const Py_ssize_t n = PyDict_GET_SIZE(obj);
+      const size_t ksize = raw_size(t.elems[0]), vsize = raw_size(t.elems[1]);
+      auto& raw = *static_cast<pabi::RawDict*>(out);
+      raw.keys = pabi::alloc_items(n, ksize);
+      raw.values = pabi::alloc_items(n, vsize);
+      raw.size = n;
+      Py_ssize_t pos = 0, i = 0;
+      PyObject *k, *v;
+      while (PyDict_Next(obj, &pos, &k, &v)) {
+        if (i >= n || PyDict_GET_SIZE(obj) != n)
+          throw py::value_error(w.str() + ": the dict changed size during the call");
+        auto key = py::reinterpret_borrow<py::object>(k), value = py::reinterpret_borrow<py::object>(v);
+        const Where at_key{w.fi, w.param, &w, "key", 0, key.ptr()};
+        from_python(t.elems[0], key.ptr(), static_cast<char*>(raw.keys) + i * ksize, at_key, written, nullptr, st);
+        const Where at_value{w.fi, w.param, &w, "value for key", 0, key.ptr()};
+        from_python(t.elems[1], value.ptr(), static_cast<char*>(raw.values) + i * vsize, at_value, written, nullptr,
+                    st);
+        ++i;
+      }
+      if (i != n) throw py::value_error(w.str() + ": the dict changed size during the call");
+      return;
+    }
+    case pabi::Kind::Tuple: {
+      if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != t.num_elems)
+        throw_expects(w, "a tuple for " + type_str(t), obj);
+      size_t off = 0;
+      for (int32_t k = 0; k < t.num_elems; ++k) {
+        const Where at{w.fi, w.param, &w, "member", k};
+        from_python(t.elems[k], PyTuple_GET_ITEM(obj, k), static_cast<char*>(out) + off, at, written, nullptr, st);
+        off += pabi::align8(raw_size(t.elems[k]));
+      }
+      return;
+    }
+  }
+  throw std::runtime_error("pydd: invalid parameter type in module table");
+}
+
+// ---- raw -> Python (results)
 
 void destroy_buffer_capsule(PyObject* capsule) {
   if (auto* b = static_cast<pydd::Buffer*>(PyCapsule_GetPointer(capsule, kBufferCapsule))) b->release();
 }
 
-py::object array_result(const pabi::TypeDesc& type, pabi::RawArray& raw, const ArrayArg* args, int nargs) {
-  // Owns the kernel's reference until the capsule does; nothing may leak it.
-  OwnerGuard guard(raw.owner);
-  const int rank = type.rank;
-  std::vector<py::ssize_t> shape(static_cast<size_t>(rank));
+/// Copies a strided array into contiguous memory, one element at a time.
+void copy_strided(char* dst, const char* src, int rank, const int64_t* shape, const int64_t* strides, int64_t itemsize) {
   int64_t count = 1;
+  for (int k = 0; k < rank; ++k) count *= shape[k];
+  int64_t idx[pydd::kMaxRank] = {};
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t off = 0;
+    for (int k = 0; k < rank; ++k) off += idx[k] * strides[k];
+    std::memcpy(dst + n * itemsize, src + off * itemsize, static_cast<size_t>(itemsize));
+    for (int k = rank - 1; k >= 0 && ++idx[k] == shape[k]; --k) idx[k] = 0;
+  }
+}
+
+/// The arguments a result may borrow memory from.
+struct ArgArrays {
+  const ArrayArg* top;
+  int ntop;
+  const std::vector<ArrayArg>& nested;
+
+  const ArrayArg* containing(uintptr_t lo, uintptr_t hi) const {
+    // Within [a.lo, a.hi]; equal ends admit empty results.
+    auto within = [&](const ArrayArg& a) { return a.object && lo && a.lo <= lo && hi <= a.hi; };
+    for (int k = 0; k < ntop; ++k)
+      if (within(top[k])) return &top[k];
+    for (const ArrayArg& a : nested)
+      if (within(a)) return &a;
+    return nullptr;
+  }
+};
+
+py::object array_result(const pabi::TypeDesc& type, pabi::RawArray& raw, const ArgArrays& args) {
+  const int rank = type.rank;
+  const int64_t itemsize = element_size(type.dtype);
+  std::vector<py::ssize_t> shape(static_cast<size_t>(rank)), strides(static_cast<size_t>(rank));
   for (int k = 0; k < rank; ++k) {
     shape[static_cast<size_t>(k)] = static_cast<py::ssize_t>(raw.shape[k]);
-    count *= raw.shape[k];
+    strides[static_cast<size_t>(k)] = static_cast<py::ssize_t>(raw.strides[k] * itemsize);
   }
-  const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(element_size(type.dtype));
   py::dtype dt = numpy_dtype(type.dtype);
 
   if (raw.owner) {
@@ -366,38 +596,75 @@ py::object array_result(const pabi::TypeDesc& type, pabi::RawArray& raw, const A
     // memory exactly once, whenever the last view of it dies.
     PyObject* capsule = PyCapsule_New(raw.owner, kBufferCapsule, destroy_buffer_capsule);
     if (!capsule) throw py::error_already_set();
-    guard.disarm();
+    raw.owner = nullptr;  // the capsule has it now
     auto base = py::reinterpret_steal<py::object>(capsule);
-    return py::array(dt, shape, std::vector<py::ssize_t>{}, raw.data, base);
+    return py::array(dt, shape, strides, raw.data, base);
   }
 
   // Borrowed memory: a view of the argument array it lies in, which then
   // stays alive (and keeps its writability) through the view's base.
-  const uintptr_t begin = reinterpret_cast<uintptr_t>(raw.data);
-  for (int k = 0; begin && k < nargs; ++k) {
-    const ArrayArg& a = args[k];
-    if (!a.object) continue;
-    // Within [a.begin, a.begin + a.bytes]; equal ends admit empty results.
-    const uintptr_t lo = reinterpret_cast<uintptr_t>(a.begin);
-    if (begin >= lo && begin - lo <= a.bytes && bytes <= a.bytes - (begin - lo))
-      return py::array(dt, shape, std::vector<py::ssize_t>{}, raw.data, py::handle(a.object));
-  }
-  py::array fresh(dt, shape);
+  uintptr_t lo, hi;
+  extent(static_cast<const char*>(raw.data), rank, raw.shape, raw.strides, itemsize, &lo, &hi);
+  if (const ArrayArg* a = args.containing(lo, hi)) return py::array(dt, shape, strides, raw.data, a->object);
   // Memory the kernel borrowed from elsewhere (a module constant): copy it,
   // since nothing would keep it alive or safe to write through a view.
-  if (begin && bytes) std::memcpy(fresh.mutable_data(), raw.data, bytes);
+  py::array fresh(dt, shape);
+  if (raw.data && hi > lo)
+    copy_strided(static_cast<char*>(fresh.mutable_data()), static_cast<const char*>(raw.data), rank, raw.shape,
+                 raw.strides, itemsize);
   return std::move(fresh);
 }
 
-py::object scalar_result(pabi::Dtype dtype, const Value& v) {
+py::object scalar_result(pabi::Dtype dtype, const void* p) {
   switch (dtype) {
-    case pabi::Dtype::Bool: return py::bool_(v.b);
-    case pabi::Dtype::Int32: return py::int_(v.i32);
-    case pabi::Dtype::Int64: return py::int_(v.i64);
-    case pabi::Dtype::Float32: return py::float_(static_cast<double>(v.f32));
-    case pabi::Dtype::Float64: return py::float_(v.f64);
+    case pabi::Dtype::Bool: return py::bool_(*static_cast<const bool*>(p));
+    case pabi::Dtype::Int32: return py::int_(*static_cast<const int32_t*>(p));
+    case pabi::Dtype::Int64: return py::int_(*static_cast<const int64_t*>(p));
+    case pabi::Dtype::Float32: return py::float_(static_cast<double>(*static_cast<const float*>(p)));
+    case pabi::Dtype::Float64: return py::float_(*static_cast<const double*>(p));
   }
   throw std::runtime_error("pydd: invalid result dtype");
+}
+
+/// Converts a raw result to Python. Array references it takes over are
+/// cleared in `p`; the caller releases whatever remains.
+py::object to_python(const pabi::TypeDesc& t, void* p, const ArgArrays& args) {
+  switch (t.kind) {
+    case pabi::Kind::Void: return py::none();
+    case pabi::Kind::Scalar: return scalar_result(t.dtype, p);
+    case pabi::Kind::Array: return array_result(t, *static_cast<pabi::RawArray*>(p), args);
+    case pabi::Kind::List: {
+      auto& raw = *static_cast<pabi::RawList*>(p);
+      const size_t size = raw_size(t.elems[0]);
+      auto list = py::reinterpret_steal<py::object>(PyList_New(static_cast<Py_ssize_t>(raw.size)));
+      if (!list) throw py::error_already_set();
+      for (int64_t i = 0; i < raw.size; ++i)
+        PyList_SET_ITEM(list.ptr(), i, to_python(t.elems[0], static_cast<char*>(raw.items) + i * size, args).release().ptr());
+      return list;
+    }
+    case pabi::Kind::Dict: {
+      auto& raw = *static_cast<pabi::RawDict*>(p);
+      const size_t ksize = raw_size(t.elems[0]), vsize = raw_size(t.elems[1]);
+      py::dict dict;
+      for (int64_t i = 0; i < raw.size; ++i) {
+        py::object k = to_python(t.elems[0], static_cast<char*>(raw.keys) + i * ksize, args);
+        py::object v = to_python(t.elems[1], static_cast<char*>(raw.values) + i * vsize, args);
+        if (PyDict_SetItem(dict.ptr(), k.ptr(), v.ptr()) < 0) throw py::error_already_set();
+      }
+      return std::move(dict);
+    }
+    case pabi::Kind::Tuple: {
+      auto tuple = py::reinterpret_steal<py::object>(PyTuple_New(t.num_elems));
+      if (!tuple) throw py::error_already_set();
+      size_t off = 0;
+      for (int32_t k = 0; k < t.num_elems; ++k) {
+        PyTuple_SET_ITEM(tuple.ptr(), k, to_python(t.elems[k], static_cast<char*>(p) + off, args).release().ptr());
+        off += pabi::align8(raw_size(t.elems[k]));
+      }
+      return tuple;
+    }
+  }
+  throw std::runtime_error("pydd: invalid result type in module table");
 }
 
 PyObject* error_type(pydd::ErrorKind kind) {
@@ -408,9 +675,60 @@ PyObject* error_type(pydd::ErrorKind kind) {
     case pydd::ErrorKind::ZeroDivisionError: return PyExc_ZeroDivisionError;
     case pydd::ErrorKind::MemoryError: return PyExc_MemoryError;
     case pydd::ErrorKind::RuntimeError: return PyExc_RuntimeError;
+    case pydd::ErrorKind::KeyError: return PyExc_KeyError;
   }
   return PyExc_RuntimeError;
 }
+
+/// A KeyError's message is the key's repr; Python's KeyError carries the
+/// key itself (e.args == (3,), shown as `KeyError: 3`), so numbers and
+/// booleans are turned back into objects. Anything else stays a string.
+PyObject* key_from_repr(const char* text) {
+  if (!std::strcmp(text, "True")) return Py_NewRef(Py_True);
+  if (!std::strcmp(text, "False")) return Py_NewRef(Py_False);
+  char* end = nullptr;
+  if (PyObject* i = PyLong_FromString(text, &end, 10)) {
+    if (*end == '\0') return i;
+    Py_DECREF(i);
+  }
+  PyErr_Clear();
+  const double d = PyOS_string_to_double(text, &end, nullptr);
+  if (!PyErr_Occurred() && *end == '\0' && *text) return PyFloat_FromDouble(d);
+  PyErr_Clear();
+  return PyUnicode_FromString(text);
+}
+
+void set_error(const pydd::Error& e) {
+  if (e.kind() != pydd::ErrorKind::KeyError) return PyErr_SetString(error_type(e.kind()), e.what());
+  PyObject* key = key_from_repr(e.what());
+  if (!key) return;
+  // A tuple value would be taken as the exception's argument list.
+  PyObject* args = PyTuple_Pack(1, key);
+  Py_DECREF(key);
+  if (args) PyErr_SetObject(PyExc_KeyError, args);
+  Py_XDECREF(args);
+}
+
+/// Releases the raw values of the first `count` parameters (those holding
+/// buffers) on every exit from a call.
+struct ArgsRelease {
+  const FunctionInfo& fi;
+  char* storage;
+  int count = 0;
+  ~ArgsRelease() {
+    for (int j = 0; j < count; ++j)
+      if (fi.holds[static_cast<size_t>(j)]) release_raw(fi.desc->params[j].type, storage + fi.offsets[static_cast<size_t>(j)]);
+  }
+};
+
+struct ResultRelease {
+  const pabi::TypeDesc& type;
+  void* raw;
+  bool holds;
+  ~ResultRelease() {
+    if (holds) release_raw(type, raw);
+  }
+};
 
 py::object call(const FunctionInfo& fi, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   const pabi::FunctionDesc& f = *fi.desc;
@@ -422,7 +740,7 @@ py::object call(const FunctionInfo& fi, PyObject* const* args, Py_ssize_t nargs,
     throw_type_error(fi.name + "() takes " + std::to_string(n) + " positional argument" + (n == 1 ? "" : "s") +
                      " but " + std::to_string(nargs) + (nargs == 1 ? " was" : " were") + " given");
   }
-  for (Py_ssize_t k = 0; k < nargs; ++k) bound[static_cast<size_t>(k)] = args[k];
+  for (Py_ssize_t k = 0; k < n; ++k) bound[static_cast<size_t>(k)] = k < nargs ? args[k] : nullptr;
   if (kwnames) {
     const Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
     for (Py_ssize_t k = 0; k < nkw; ++k) {
@@ -448,44 +766,34 @@ py::object call(const FunctionInfo& fi, PyObject* const* args, Py_ssize_t nargs,
   if (!missing.empty()) throw_missing(fi, missing);
 
   // Convert into per-call storage: concurrent calls share nothing.
-  SmallBuffer<Value, 8> values(static_cast<size_t>(n));
+  SmallBuffer<uint64_t, 160> storage((fi.arg_bytes + 7) / 8);
+  char* bytes = reinterpret_cast<char*>(storage.data());
   SmallBuffer<void*, 8> pointers(static_cast<size_t>(n));
   SmallBuffer<ArrayArg, 8> arrays(static_cast<size_t>(fi.has_arrays ? n : 0));
+  CallState state;
+  ArgsRelease release_args{fi, bytes};
   for (int j = 0; j < n; ++j) {
     const pabi::ParamDesc& p = f.params[j];
-    PyObject* obj = bound[static_cast<size_t>(j)];
-    Value& v = values[static_cast<size_t>(j)];
-    pointers[static_cast<size_t>(j)] = &v;
-    if (p.type.kind == pabi::Kind::Array) {
-      convert_array(fi, j, obj, &v.array, &arrays[static_cast<size_t>(j)]);
-      continue;
+    void* slot = bytes + fi.offsets[static_cast<size_t>(j)];
+    pointers[static_cast<size_t>(j)] = slot;
+    if (fi.holds[static_cast<size_t>(j)]) {
+      std::memset(slot, 0, raw_size(p.type));
+      release_args.count = j + 1;
     }
-    switch (p.type.dtype) {
-      case pabi::Dtype::Bool: v.b = convert_bool(fi, j, obj); break;
-      case pabi::Dtype::Int32: v.i32 = static_cast<int32_t>(convert_integer(fi, j, obj, p.type.dtype)); break;
-      case pabi::Dtype::Int64: v.i64 = convert_integer(fi, j, obj, p.type.dtype); break;
-      case pabi::Dtype::Float32: v.f32 = static_cast<float>(convert_floating(fi, j, obj, p.type.dtype)); break;
-      case pabi::Dtype::Float64: v.f64 = convert_floating(fi, j, obj, p.type.dtype); break;
-    }
+    from_python(p.type, bound[static_cast<size_t>(j)], slot, Where{fi, j}, p.written,
+                fi.has_arrays ? &arrays[static_cast<size_t>(j)] : nullptr, state);
   }
 
-  Value result;
-  std::memset(static_cast<void*>(&result), 0, sizeof(result));
-  try {
+  // Zeroed: a thunk that fails part way through building a result leaves
+  // nothing to release but what it did build.
+  SmallBuffer<uint64_t, 64> result((fi.result_bytes + 7) / 8);
+  std::memset(result.data(), 0, fi.result_bytes);
+  ResultRelease release_result{f.result, result.data(), fi.result_holds};
+  {
     GilReleased nogil;
-    f.thunk(pointers.data(), &result);
-  } catch (...) {
-    // A thunk that stored a result before failing still handed us a reference.
-    if (f.result.kind == pabi::Kind::Array && result.array.owner) result.array.owner->release();
-    throw;
+    f.thunk(pointers.data(), result.data());
   }
-
-  switch (f.result.kind) {
-    case pabi::Kind::Void: return py::none();
-    case pabi::Kind::Scalar: return scalar_result(f.result.dtype, result);
-    case pabi::Kind::Array: return array_result(f.result, result.array, arrays.data(), fi.has_arrays ? n : 0);
-  }
-  return py::none();
+  return to_python(f.result, result.data(), ArgArrays{arrays.data(), fi.has_arrays ? n : 0, state.nested});
 }
 
 PyObject* invoke(const FunctionInfo& fi, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
@@ -496,7 +804,7 @@ PyObject* invoke(const FunctionInfo& fi, PyObject* const* args, Py_ssize_t nargs
   } catch (const py::builtin_exception& e) {
     e.set_error();
   } catch (const pydd::Error& e) {
-    PyErr_SetString(error_type(e.kind()), e.what());
+    set_error(e);
   } catch (const std::bad_alloc&) {
     PyErr_NoMemory();
   } catch (const std::exception& e) {
@@ -564,15 +872,38 @@ void python_print(const char* text, int64_t length) {
   PyGILState_Release(gil);
 }
 
-void check_type(const pabi::TypeDesc& t, bool is_result, const std::string& where) {
+// Validates a type tree from a module table (depth-limited: the table is
+// data from another library, and a cycle must not hang the import).
+bool valid_type(const pabi::TypeDesc& t, int depth = 0) {
+  if (depth > 32) return false;
   const bool dtype_ok = static_cast<int>(t.dtype) >= 0 && static_cast<int>(t.dtype) <= 4;
-  bool ok = false;
+  auto children = [&](int32_t count) {
+    if (t.num_elems != count || (count > 0 && !t.elems)) return false;
+    for (int32_t k = 0; k < count; ++k)
+      if (t.elems[k].kind == pabi::Kind::Void || !valid_type(t.elems[k], depth + 1)) return false;
+    return true;
+  };
   switch (t.kind) {
-    case pabi::Kind::Void: ok = is_result; break;
-    case pabi::Kind::Scalar: ok = dtype_ok; break;
-    case pabi::Kind::Array: ok = dtype_ok && t.rank >= 1 && t.rank <= pydd::kMaxRank; break;
+    case pabi::Kind::Void: return false;
+    case pabi::Kind::Scalar: return dtype_ok;
+    case pabi::Kind::Array: return dtype_ok && t.rank >= 1 && t.rank <= pydd::kMaxRank;
+    case pabi::Kind::List: return children(1);
+    case pabi::Kind::Dict: return children(2);
+    case pabi::Kind::Tuple: return t.num_elems >= 0 && children(t.num_elems);
   }
-  if (!ok) throw std::runtime_error("invalid type in the module table for " + where);
+  return false;
+}
+
+void check_type(const pabi::TypeDesc& t, bool is_result, const std::string& where) {
+  if (!(is_result && t.kind == pabi::Kind::Void) && !valid_type(t))
+    throw std::runtime_error("invalid type in the module table for " + where);
+}
+
+bool contains_array(const pabi::TypeDesc& t) {
+  if (t.kind == pabi::Kind::Array) return true;
+  for (int32_t k = 0; k < t.num_elems && t.kind != pabi::Kind::Scalar; ++k)
+    if (contains_array(t.elems[k])) return true;
+  return false;
 }
 
 }  // namespace
@@ -596,11 +927,11 @@ extern "C" __attribute__((visibility("default"))) PyObject* pydd_make_module(con
       if (!f.name || !f.thunk || f.num_params < 0 || (f.num_params > 0 && !f.params))
         throw std::runtime_error(std::string("invalid function entry in the module table of ") + desc->name);
       check_type(f.result, true, f.name);
-      needs_numpy |= f.result.kind == pabi::Kind::Array;
+      needs_numpy |= contains_array(f.result);
       for (int32_t j = 0; j < f.num_params; ++j) {
         if (!f.params[j].name) throw std::runtime_error(std::string("unnamed parameter in ") + f.name);
         check_type(f.params[j].type, false, f.name);
-        needs_numpy |= f.params[j].type.kind == pabi::Kind::Array;
+        needs_numpy |= contains_array(f.params[j].type);
       }
     }
     if (needs_numpy) {
@@ -624,8 +955,14 @@ extern "C" __attribute__((visibility("default"))) PyObject* pydd_make_module(con
         PyObject* s = PyUnicode_InternFromString(f.params[j].name);
         if (!s) throw py::error_already_set();
         info->names.push_back(py::reinterpret_steal<py::object>(s));
-        info->has_arrays |= f.params[j].type.kind == pabi::Kind::Array;
+        const pabi::TypeDesc& t = f.params[j].type;
+        info->has_arrays |= t.kind == pabi::Kind::Array;
+        info->offsets.push_back(info->arg_bytes);
+        info->holds.push_back(holds_resources(t));
+        info->arg_bytes += pabi::align8(raw_size(t));
       }
+      info->result_bytes = raw_size(f.result);
+      info->result_holds = holds_resources(f.result);
       const bool by_index = static_cast<size_t>(i) < kEntryPoints;
       py::object self = m;
       if (!by_index) {

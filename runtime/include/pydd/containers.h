@@ -271,6 +271,7 @@ class List {
     return p_->items[j];
   }
   void append(T x) const { p_->items.push_back(std::move(x)); }
+  void reserve(int64_t n) const { p_->items.reserve(n); }
   /// list.insert: the index is clamped to [0, len], never an error.
   void insert(int64_t i, T x) const {
     const int64_t n = size();
