@@ -74,9 +74,10 @@ inline void contiguous_strides(const int64_t* shape, int64_t* strides) {
 /// empty array is contiguous.
 template <int N>
 inline bool is_c_contiguous(const int64_t* shape, const int64_t* strides) {
+  for (int k = 0; k < N; ++k)
+    if (shape[k] == 0) return true;
   int64_t expected = 1;
   for (int k = N - 1; k >= 0; --k) {
-    if (shape[k] == 0) return true;
     if (shape[k] != 1) {
       if (strides[k] != expected) return false;
       expected *= shape[k];
