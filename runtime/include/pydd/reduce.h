@@ -1,0 +1,429 @@
+// pydd runtime: reductions (sum, prod, mean, min, max, argmin, argmax, any,
+// all, allclose, `in`, nonzero), over the whole array or along one axis.
+//
+// Float results follow NumPy's order of operations so that they agree to
+// the last bit in the common cases: NumPy walks a reduction in memory order
+// (axes sorted by stride, reduced axes with negative strides flipped); a row
+// along which the result stays fixed is summed pairwise (its pairwise_sum),
+// and otherwise rows are accumulated element-wise, one after another.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <type_traits>
+
+#include "pydd/elementwise.h"
+
+namespace pydd {
+
+namespace detail {
+
+/// NumPy's pairwise_sum (numpy/core/src/umath/loops_utils.h.src): blocks of
+/// up to 128 elements summed with 8 accumulators, halves summed recursively.
+template <class R, int Mode, class T>
+R pairwise_sum(const T* a, int64_t n, int64_t s) {
+  auto at = [a, s](int64_t i) { return static_cast<R>(a[row_index<Mode>(i, s)]); };
+  if (n < 8) {
+    R res = 0;
+    for (int64_t i = 0; i < n; ++i) res += at(i);
+    return res;
+  }
+  if (n <= 128) {
+    R r[8];
+    for (int j = 0; j < 8; ++j) r[j] = at(j);
+    int64_t i = 8;
+    for (; i < n - n % 8; i += 8)
+      for (int j = 0; j < 8; ++j) r[j] += at(i + j);
+    R res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) res += at(i);
+    return res;
+  }
+  int64_t n2 = n / 2;
+  n2 -= n2 % 8;
+  return pairwise_sum<R, Mode>(a, n2, s) + pairwise_sum<R, Mode>(a + row_index<Mode>(n2, s), n - n2, s);
+}
+
+/// NumPy's iterator buffer size: float reductions are summed pairwise in
+/// windows of this many elements.
+inline constexpr int64_t kReduceBuffer = 8192;
+
+// Accumulators: row() folds a whole row into one result, step() folds one
+// element into a result that varies along the row.
+template <class R>
+struct SumAcc {
+  template <int Mode, class T>
+  void row(R& o, const T* p, int64_t n, int64_t s) const {
+    if constexpr (!std::is_floating_point_v<R>) {
+      R acc = 0;
+      for (int64_t i = 0; i < n; ++i) acc = op::add{}(acc, convert<R>(p[row_index<Mode>(i, s)]));
+      o = op::add{}(o, acc);
+    } else {
+      // NumPy's reduction loop sees at most one 8192-element buffer at a time.
+      for (int64_t i = 0; i < n; i += kReduceBuffer)
+        o += pairwise_sum<R, Mode>(p + row_index<Mode>(i, s), n - i < kReduceBuffer ? n - i : kReduceBuffer, s);
+    }
+  }
+  template <class T>
+  void step(R& o, T x) const {
+    o = op::add{}(o, convert<R>(x));
+  }
+};
+
+/// prod, min and max: the same binary operation along rows and across them.
+template <class R, class F>
+struct FoldAcc {
+  template <int Mode, class T>
+  void row(R& o, const T* p, int64_t n, int64_t s) const {
+    R acc = o;
+    for (int64_t i = 0; i < n; ++i) acc = F{}(acc, convert<R>(p[row_index<Mode>(i, s)]));
+    o = acc;
+  }
+  template <class T>
+  void step(R& o, T x) const {
+    o = F{}(o, convert<R>(x));
+  }
+};
+
+/// Permutes axes into memory order as NumPy's iterator does (decreasing
+/// |stride| of the input, stable) and walks reduced axes (out length 1)
+/// with negative strides forwards. Returns the adjusted input pointer.
+template <int N, class T>
+const T* memory_order(const T* in, const int64_t* shape, const int64_t* strides, const int64_t* out_shape,
+                      const int64_t* out_strides, int64_t* sh, int64_t* st, int64_t* osh, int64_t* ost) {
+  auto mag = [](int64_t v) { return v < 0 ? -v : v; };
+  int perm[N];
+  for (int k = 0; k < N; ++k) {
+    int j = k;
+    for (; j > 0 && mag(strides[perm[j - 1]]) < mag(strides[k]); --j) perm[j] = perm[j - 1];
+    perm[j] = k;
+  }
+  for (int k = 0; k < N; ++k) {
+    const int a = perm[k];
+    sh[k] = shape[a], st[k] = strides[a], osh[k] = out_shape[a], ost[k] = out_strides[a];
+    if (st[k] < 0 && osh[k] == 1 && sh[k] > 0) {
+      in += (sh[k] - 1) * st[k];
+      st[k] = -st[k];
+    }
+  }
+  return in;
+}
+
+/// Folds `in` into `out` with acc. out's layout has in's rank with length 1
+/// on the reduced axes; out must already hold the starting values.
+template <class Acc, class R, class T, int N>
+void reduce_into(const Acc& acc, R* out, const int64_t* out_shape, const int64_t* out_strides, const T* in,
+                 const int64_t* shape, const int64_t* strides) {
+  int64_t sh[N], st[N], osh[N], ost[N];
+  in = memory_order<N>(in, shape, strides, out_shape, out_strides, sh, st, osh, ost);
+  const Layout layouts[2] = {{N, sh, st}, {N, osh, ost}};
+  const Nest<2> nest(layouts);
+  for_rows(nest, [&](int64_t n, const int64_t* off, const int64_t* s) {
+    const T* p = in + off[0];
+    R* o = out + off[1];
+    if (s[1] == 0) {
+      if (s[0] == 1) acc.template row<1>(*o, p, n, 1);
+      else acc.template row<2>(*o, p, n, s[0]);
+    } else if (s[0] == 1 && s[1] == 1) {
+      for (int64_t i = 0; i < n; ++i) acc.step(o[i], p[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i) acc.step(o[i * s[1]], p[i * s[0]]);
+    }
+  });
+}
+
+/// Reduction of every element into one value, starting from `init`.
+template <class Acc, class R, class T, int N>
+R reduce_all(const Acc& acc, R init, const Array<T, N>& a) {
+  int64_t ones[N], zeros[N];
+  for (int k = 0; k < N; ++k) ones[k] = 1, zeros[k] = 0;
+  reduce_into<Acc, R, T, N>(acc, &init, ones, zeros, a.data(), a.shape(), a.strides());
+  return init;
+}
+
+/// A float sum over all elements as NumPy computes it: the elements in
+/// memory order, converted to R, pass through 8192-element buffers, and each
+/// buffer's pairwise sum is added to the total.
+template <class R, class T, int N>
+R float_sum(const Array<T, N>& a) {
+  int64_t ones[N], zeros[N], sh[N], st[N], osh[N], ost[N];
+  for (int k = 0; k < N; ++k) ones[k] = 1, zeros[k] = 0;
+  const T* in = memory_order<N>(a.data(), a.shape(), a.strides(), ones, zeros, sh, st, osh, ost);
+  const Layout layout[1] = {{N, sh, st}};
+  const Nest<1> nest(layout);
+  R total = 0;
+  if (nest.rank <= 1 && std::is_same_v<R, T>) {  // one row: the buffers are slices of it
+    SumAcc<R> acc;
+    const int64_t n = nest.rank == 0 ? nest.size : nest.shape[0], s = nest.rank == 0 ? 1 : nest.strides[0][0];
+    if (n == 0) return total;
+    if (s == 1) acc.template row<1>(total, in, n, 1);
+    else acc.template row<2>(total, in, n, s);
+    return total;
+  }
+  R buf[kReduceBuffer];
+  int64_t fill = 0;
+  for_rows(nest, [&](int64_t n, const int64_t* off, const int64_t* s) {
+    const T* p = in + off[0];
+    for (int64_t i = 0; i < n;) {
+      const int64_t take = n - i < kReduceBuffer - fill ? n - i : kReduceBuffer - fill;
+      for (int64_t j = 0; j < take; ++j) buf[fill + j] = static_cast<R>(p[(i + j) * s[0]]);
+      fill += take, i += take;
+      if (fill == kReduceBuffer) total += pairwise_sum<R, 1>(buf, fill, 1), fill = 0;
+    }
+  });
+  return fill ? total + pairwise_sum<R, 1>(buf, fill, 1) : total;
+}
+
+inline int check_axis(int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank) {
+    char msg[96];
+    std::snprintf(msg, sizeof msg, "axis %lld is out of bounds for array of dimension %d",
+                  static_cast<long long>(axis), rank);
+    throw Error(ErrorKind::ValueError, msg);
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+/// The result of reducing `axis` of `a` (already normalized), with the
+/// layout reduce_into expects for it.
+template <class R, int N>
+struct AxisResult {
+  Array<R, N - 1> out;
+  int64_t shape[N], strides[N];
+
+  AxisResult(const int64_t* in_shape, int axis) {
+    int64_t oshape[N - 1];
+    for (int k = 0, j = 0; k < N; ++k)
+      if (k != axis) oshape[j++] = in_shape[k];
+    out = Array<R, N - 1>::empty(oshape);
+    for (int k = 0, j = 0; k < N; ++k) {
+      shape[k] = k == axis ? 1 : in_shape[k];
+      strides[k] = k == axis ? 0 : out.stride(j++);
+    }
+  }
+};
+
+template <class R, class Acc, class T, int N>
+Array<R, N - 1> reduce_axis(const Acc& acc, R init, const Array<T, N>& a, int64_t axis) {
+  static_assert(N >= 2, "axis reductions need a rank >= 2 array (use the full reduction)");
+  AxisResult<R, N> r(a.shape(), check_axis(axis, N));
+  fill(r.out, init);
+  reduce_into<Acc, R, T, N>(acc, r.out.data(), r.shape, r.strides, a.data(), a.shape(), a.strides());
+  return r.out;
+}
+
+[[noreturn]] inline void throw_no_identity(const char* op) {
+  char msg[96];
+  std::snprintf(msg, sizeof msg, "zero-size array to reduction operation %s which has no identity", op);
+  throw Error(ErrorKind::ValueError, msg);
+}
+
+/// min/max along an axis: NumPy starts from the first slice (no identity).
+template <class F, class T, int N>
+Array<T, N - 1> extreme_axis(const char* op, const Array<T, N>& a, int64_t axis) {
+  static_assert(N >= 2, "axis reductions need a rank >= 2 array (use the full reduction)");
+  const int ax = check_axis(axis, N);
+  if (a.shape(ax) == 0) throw_no_identity(op);  // even when the result is empty, as NumPy
+  AxisResult<T, N> r(a.shape(), ax);
+  if (r.out.size() == 0) return r.out;
+  // Seed with the first slice; folding it in again is harmless (idempotent).
+  int64_t sshape[N - 1], sstrides[N - 1];
+  for (int k = 0, j = 0; k < N; ++k)
+    if (k != ax) sshape[j] = a.shape(k), sstrides[j++] = a.stride(k);
+  assign(r.out, Array<T, N - 1>::borrow(a.data(), sshape, sstrides));
+  reduce_into<FoldAcc<T, F>, T, T, N>(FoldAcc<T, F>{}, r.out.data(), r.shape, r.strides, a.data(), a.shape(),
+                                      a.strides());
+  return r.out;
+}
+
+/// Scans in C order for the flat index of the first extreme (Better says
+/// whether x beats the best so far); a NaN wins at once.
+template <class Better, class T, int N>
+int64_t arg_extreme(const char* name, const Array<T, N>& a) {
+  if (a.size() == 0) {
+    char msg[64];
+    std::snprintf(msg, sizeof msg, "attempt to get %s of an empty sequence", name);
+    throw Error(ErrorKind::ValueError, msg);
+  }
+  const Layout layout[1] = {{N, a.shape(), a.strides()}};
+  const Nest<1> nest(layout);
+  const T* base = a.data();
+  T best = base[0];
+  int64_t best_at = 0, seen = 0;
+  bool stop = best != best;  // NaN first: index 0
+  for_rows(nest, [&](int64_t n, const int64_t* off, const int64_t* st) {
+    const T* p = base + off[0];
+    const int64_t s = st[0];
+    // Blocks: find the block's extreme with a loop that vectorizes, and look
+    // for its position only when it beats the best so far.
+    constexpr int64_t kBlock = 512;
+    for (int64_t b = 0; b < n && !stop; b += kBlock) {
+      const int64_t e = n - b < kBlock ? n : b + kBlock;
+      T m = p[b * s];
+      bool nan = false;
+      if (s == 1) {
+        for (int64_t i = b; i < e; ++i) m = Better{}(p[i], m) ? p[i] : m, nan |= p[i] != p[i];
+      } else {
+        for (int64_t i = b; i < e; ++i) m = Better{}(p[i * s], m) ? p[i * s] : m, nan |= p[i * s] != p[i * s];
+      }
+      if (!nan && !Better{}(m, best)) continue;
+      for (int64_t i = b; i < e; ++i) {
+        const T x = p[i * s];
+        if (x != x || (!nan && x == m)) {
+          best = x, best_at = seen + i, stop = x != x;
+          break;
+        }
+      }
+    }
+    seen += n;
+  });
+  return best_at;
+}
+
+struct Greater {
+  template <class T>
+  bool operator()(T x, T best) const {
+    return x > best;
+  }
+};
+struct Less {
+  template <class T>
+  bool operator()(T x, T best) const {
+    return x < best;
+  }
+};
+
+/// True when pred holds for some element; stops at the first block that has one.
+template <class T, int N, class Pred>
+bool any_of(const Array<T, N>& a, Pred pred) {
+  const Layout layout[1] = {{N, a.shape(), a.strides()}};
+  const Nest<1> nest(layout);
+  bool found = false;
+  for_rows(nest, [&](int64_t n, const int64_t* off, const int64_t* st) {
+    const T* p = a.data() + off[0];
+    const int64_t s = st[0];
+    for (int64_t b = 0; b < n && !found; b += 1024) {
+      const int64_t e = n - b < 1024 ? n : b + 1024;
+      bool f = false;
+      if (s == 1) {
+        for (int64_t i = b; i < e; ++i) f |= pred(p[i]);
+      } else {
+        for (int64_t i = b; i < e; ++i) f |= pred(p[i * s]);
+      }
+      found = f;
+    }
+  });
+  return found;
+}
+
+}  // namespace detail
+
+/// a.sum() as R (int64 for bool/int32/int64; float types kept).
+template <class R, class T, int N>
+R sum(const Array<T, N>& a) {
+  if constexpr (std::is_floating_point_v<R>) return detail::float_sum<R>(a);
+  else return detail::reduce_all(detail::SumAcc<R>{}, R(0), a);
+}
+/// a.prod() as R.
+template <class R, class T, int N>
+R prod(const Array<T, N>& a) {
+  return detail::reduce_all(detail::FoldAcc<R, op::mul>{}, R(1), a);
+}
+/// a.mean() in R (float64 for integers; float32 stays float32). nan if empty.
+template <class R, class T, int N>
+R mean(const Array<T, N>& a) {
+  return sum<R>(a) / static_cast<R>(a.size());
+}
+/// a.min(); NaN propagates; ValueError for an empty array.
+template <class T, int N>
+T min(const Array<T, N>& a) {
+  if (a.size() == 0) detail::throw_no_identity("minimum");
+  return detail::reduce_all(detail::FoldAcc<T, op::minimum>{}, a.data()[0], a);
+}
+/// a.max(); NaN propagates; ValueError for an empty array.
+template <class T, int N>
+T max(const Array<T, N>& a) {
+  if (a.size() == 0) detail::throw_no_identity("maximum");
+  return detail::reduce_all(detail::FoldAcc<T, op::maximum>{}, a.data()[0], a);
+}
+/// a.argmin(): flat C-order index of the first minimum (or first NaN).
+template <class T, int N>
+int64_t argmin(const Array<T, N>& a) {
+  return detail::arg_extreme<detail::Less>("argmin", a);
+}
+/// a.argmax(): flat C-order index of the first maximum (or first NaN).
+template <class T, int N>
+int64_t argmax(const Array<T, N>& a) {
+  return detail::arg_extreme<detail::Greater>("argmax", a);
+}
+/// a.any() / a.all().
+template <class T, int N>
+bool any(const Array<T, N>& a) {
+  return detail::any_of(a, [](T x) { return x != 0; });
+}
+template <class T, int N>
+bool all(const Array<T, N>& a) {
+  return !detail::any_of(a, [](T x) { return x == 0; });
+}
+/// `x in a`, i.e. (a == x).any(), compared in the common type.
+template <class T, int N, class X>
+bool contains(const Array<T, N>& a, X x) {
+  using C = std::common_type_t<T, X>;
+  const C y = static_cast<C>(x);
+  return detail::any_of(a, [y](T v) { return static_cast<C>(v) == y; });
+}
+
+/// np.allclose(a, b, rtol, atol): |a - b| <= atol + rtol * |b| element-wise
+/// (broadcast), in float64; infinities must match exactly, NaN never does.
+template <class A, class B>
+bool allclose(const A& a, const B& b, double rtol = 1e-5, double atol = 1e-8) {
+  auto close = [rtol, atol](detail::elem_t<A> x, detail::elem_t<B> y) {
+    const double u = static_cast<double>(x), v = static_cast<double>(y);
+    if (std::isfinite(u) && std::isfinite(v)) return std::fabs(u - v) <= atol + rtol * std::fabs(v);
+    return u == v;
+  };
+  if constexpr (detail::rank_v<A> == 0 && detail::rank_v<B> == 0) return close(a, b);
+  else return all(detail::map_new<bool>("allclose", close, a, b));
+}
+
+/// Indices of the true (nonzero) elements of a 1-D array (np.nonzero(a)[0]).
+template <class T>
+Array<int64_t, 1> nonzero(const Array<T, 1>& a) {
+  const T* p = a.data();
+  const int64_t n = a.shape(0), s = a.stride(0);
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) count += p[i * s] != 0;
+  Array<int64_t, 1> out = Array<int64_t, 1>::empty({count});
+  int64_t* q = out.data();
+  for (int64_t i = 0, j = 0; i < n; ++i)
+    if (p[i * s] != 0) q[j++] = i;
+  return out;
+}
+
+/// Reductions along one axis (negative counts from the end): Array<R, N-1>.
+template <class R, class T, int N>
+Array<R, N - 1> sum_axis(const Array<T, N>& a, int64_t axis) {
+  return detail::reduce_axis(detail::SumAcc<R>{}, R(0), a, axis);
+}
+template <class R, class T, int N>
+Array<R, N - 1> prod_axis(const Array<T, N>& a, int64_t axis) {
+  return detail::reduce_axis(detail::FoldAcc<R, op::mul>{}, R(1), a, axis);
+}
+template <class R, class T, int N>
+Array<R, N - 1> mean_axis(const Array<T, N>& a, int64_t axis) {
+  Array<R, N - 1> s = sum_axis<R>(a, axis);
+  const R n = static_cast<R>(a.shape(detail::check_axis(axis, N)));
+  R* p = s.data();
+  for (int64_t i = 0, e = s.size(); i < e; ++i) p[i] = p[i] / n;
+  return s;
+}
+template <class T, int N>
+Array<T, N - 1> min_axis(const Array<T, N>& a, int64_t axis) {
+  return detail::extreme_axis<op::minimum>("minimum", a, axis);
+}
+template <class T, int N>
+Array<T, N - 1> max_axis(const Array<T, N>& a, int64_t axis) {
+  return detail::extreme_axis<op::maximum>("maximum", a, axis);
+}
+
+}  // namespace pydd
