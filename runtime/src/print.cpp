@@ -8,8 +8,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "pydd/print.h"
 
@@ -149,6 +152,202 @@ int copy_text(const char* s, char* out) {
   return n;
 }
 
+// ---- NumPy's str() of a 1-D array (numpy/core/arrayprint.py, default
+// options: precision 8, floatmode 'maxprec', threshold 1000, edgeitems 3,
+// linewidth 75).
+
+// "%.8f" of |x|: Dragon4's cut-off at 8 fractional digits rounds the exact
+// binary value, as glibc's printf does.
+std::string fixed8(double ax) {
+  char text[400];
+  std::snprintf(text, sizeof text, "%.8f", ax);
+  std::string out;
+  const char* s = text;
+  while (*s >= '0' && *s <= '9') out += *s++;
+  out += '.';
+  while (*s && !(*s >= '0' && *s <= '9')) ++s;  // the locale's decimal point
+  out += s;
+  while (out.back() == '0') out.pop_back();
+  return out;
+}
+
+// dragon4_positional(x, precision=8, unique=True, fractional=True,
+// trim='.'): shortest round-trip digits, cut at 8 fractional digits.
+template <class T>
+std::string positional(T x) {
+  std::string out = std::signbit(x) ? "-" : "";
+  if (x == 0) return out + "0.";
+  ShortestDigits d;
+  shortest_digits(std::fabs(x), &d);
+  const int point = d.exp10 + 1;  // digits before the decimal point
+  if (d.count - point > 8) return out + fixed8(std::fabs(static_cast<double>(x)));
+  if (point <= 0) return out + "0." + std::string(-point, '0') + d.digits;
+  if (point >= d.count) return out + d.digits + std::string(point - d.count, '0') + ".";
+  return out + std::string(d.digits, point) + "." + (d.digits + point);
+}
+
+// dragon4_scientific(x, precision=8, unique=True, trim='.'): mantissa
+// digits and decimal exponent; at most 9 significant digits.
+template <class T>
+void scientific(T x, std::string* mantissa, int* exp10) {
+  *mantissa = std::signbit(x) ? "-" : "";
+  if (x == 0) {
+    *mantissa += "0.";
+    *exp10 = 0;
+    return;
+  }
+  ShortestDigits d;
+  shortest_digits(std::fabs(x), &d);
+  if (d.count > 9) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.8e", std::fabs(static_cast<double>(x)));
+    uint64_t m = 0;
+    const char* s = text;
+    while (*s && *s != 'e') {
+      if (*s >= '0' && *s <= '9') m = m * 10 + static_cast<uint64_t>(*s - '0');
+      ++s;
+    }
+    set_digits(&d, m, std::atoi(s + 1) - 8);
+  }
+  *mantissa += d.digits[0];
+  *mantissa += '.';
+  *mantissa += d.digits + 1;
+  *exp10 = d.exp10;
+}
+
+// FloatingFormat.fillFormat and __call__ for the shown elements.
+template <class T>
+std::vector<std::string> format_floats(const std::vector<T>& v) {
+  bool exp_format = false, any_finite = false, neg_inf = false, non_finite = false;
+  T max_val = 0, min_val = 0;
+  for (T x : v) {
+    if (!std::isfinite(x)) {
+      non_finite = true;
+      neg_inf = neg_inf || (std::isinf(x) && x < 0);
+      continue;
+    }
+    any_finite = true;
+    if (x == 0) continue;
+    const T a = std::fabs(x);
+    if (min_val == 0 || a < min_val) min_val = a;
+    if (a > max_val) max_val = a;
+  }
+  // The test runs in the array's type, as NumPy compares its own scalars.
+  if (min_val != 0) exp_format = max_val >= T(1e8) || min_val < T(0.0001) || max_val / min_val > T(1000);
+
+  std::vector<std::string> ints(v.size()), fracs(v.size());
+  std::vector<int> exps(v.size());
+  size_t pad_left = 0, pad_right = 0;
+  size_t exp_size = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!std::isfinite(v[i])) continue;
+    std::string s;
+    if (exp_format) {
+      scientific(v[i], &s, &exps[i]);
+      const int e = exps[i] < 0 ? -exps[i] : exps[i];
+      exp_size = std::max<size_t>(exp_size, e >= 100 ? 3 : 2);
+    } else {
+      s = positional(v[i]);
+    }
+    const size_t dot = s.find('.');
+    ints[i] = s.substr(0, dot);
+    fracs[i] = s.substr(dot + 1);
+    pad_left = std::max(pad_left, ints[i].size());
+    pad_right = std::max(pad_right, fracs[i].size());
+  }
+  if (exp_format) {
+    // The second pass prints every mantissa with the longest one's digit
+    // count (min_digits): the digits of the exact value, not zeros, so
+    // float32 values show digits past their shortest repr.
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (!std::isfinite(v[i])) continue;
+      char text[64];
+      std::snprintf(text, sizeof text, "%.*e", static_cast<int>(pad_right), std::fabs(static_cast<double>(v[i])));
+      const char* t = text;
+      fracs[i].clear();
+      ints[i] = std::signbit(v[i]) ? "-" : "";
+      ints[i] += *t++;
+      for (; *t && *t != 'e'; ++t)
+        if (*t >= '0' && *t <= '9') fracs[i] += *t;
+      exps[i] = std::atoi(t + 1);
+    }
+    pad_right += exp_size + 2;
+  }
+  if (!any_finite) pad_left = pad_right = 0;
+  if (non_finite) {
+    // "nan" / "inf" / "-inf" must fit in pad_left + '.' + pad_right.
+    const size_t offset = pad_right + 1, widest = neg_inf ? 4 : 3;
+    if (widest > offset) pad_left = std::max(pad_left, widest - offset);
+  }
+  std::vector<std::string> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    const T x = v[i];
+    std::string s;
+    if (!std::isfinite(x)) {
+      s = std::isnan(x) ? "nan" : x < 0 ? "-inf" : "inf";
+      out[i] = std::string(pad_left + pad_right + 1 - s.size(), ' ') + s;
+      continue;
+    }
+    s = std::string(pad_left - ints[i].size(), ' ') + ints[i] + "." + fracs[i];
+    if (exp_format) {
+      char e[8];
+      std::snprintf(e, sizeof e, "e%c%0*d", exps[i] < 0 ? '-' : '+', static_cast<int>(exp_size), exps[i] < 0 ? -exps[i] : exps[i]);
+      s += e;
+    } else {
+      s += std::string(pad_right - fracs[i].size(), ' ');
+    }
+    out[i] = s;
+  }
+  return out;
+}
+
+template <class T>
+std::vector<std::string> format_elements(const std::vector<T>& v) {
+  std::vector<std::string> out;
+  if constexpr (std::is_floating_point_v<T>) {
+    out = format_floats(v);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    for (bool x : v) out.push_back(x ? " True" : "False");
+  } else {
+    size_t width = 0;
+    for (T x : v) {
+      out.push_back(std::to_string(x));
+      width = std::max(width, out.back().size());
+    }
+    for (std::string& s : out) s.insert(0, width - s.size(), ' ');
+  }
+  return out;
+}
+
+// _formatArray for one axis: words separated by ' ', wrapped before a word
+// that would pass column 74 (the ']' needs the last), continuation lines
+// indented by one space.
+template <class T>
+std::string format_array(const T* p, int64_t n, int64_t stride) {
+  if (n == 0) return "[]";
+  const bool summary = n > 1000;
+  std::vector<T> shown;
+  for (int64_t i = 0; i < n; ++i) {
+    if (summary && i == 3) i = n - 3;
+    shown.push_back(p[i * stride]);
+  }
+  std::vector<std::string> words = format_elements(shown);
+  if (summary) words.insert(words.begin() + 3, "...");
+  constexpr size_t kWidth = 75 - 1;
+  std::string s, line = " ";
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (line.size() + words[i].size() > kWidth && line.size() > 1) {
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      s += line + "\n";
+      line = " ";
+    }
+    line += words[i];
+    if (i + 1 < words.size()) line += ' ';
+  }
+  s += line;
+  return "[" + s.substr(1) + "]";
+}
+
 }  // namespace
 
 /// Python's repr(x) for a float64; `out` needs kFloatTextCapacity bytes.
@@ -246,6 +445,19 @@ void PrintLine::add(const char* text) {
     append(text, static_cast<int64_t>(std::strlen(text)));
   else
     append("None", 4);
+}
+
+void PrintLine::add_array(PrintElem elem, const void* data, int64_t n, int64_t stride) {
+  separate();
+  std::string text;
+  switch (elem) {
+    case PrintElem::Bool: text = format_array(static_cast<const bool*>(data), n, stride); break;
+    case PrintElem::Int32: text = format_array(static_cast<const int32_t*>(data), n, stride); break;
+    case PrintElem::Int64: text = format_array(static_cast<const int64_t*>(data), n, stride); break;
+    case PrintElem::Float32: text = format_array(static_cast<const float*>(data), n, stride); break;
+    case PrintElem::Float64: text = format_array(static_cast<const double*>(data), n, stride); break;
+  }
+  append(text.data(), static_cast<int64_t>(text.size()));
 }
 
 void PrintLine::finish() {

@@ -4,7 +4,7 @@
 // piece, so that lines printed by concurrent threads never interleave
 // mid-line and a Python host sees one sys.stdout.write per print.
 //
-// Floats print as Python's repr() does. The formatting is compiled once into
+// Floats print as Python's repr() does; 1-D arrays as NumPy's str() does. The formatting is compiled once into
 // libpydd_runtime.a (runtime/src/print.cpp) rather than in every kernel that
 // prints: optimizing it took most of such a kernel's build.
 #pragma once
@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "pydd/abi.h"
+#include "pydd/array.h"
 #include "pydd/errors.h"
 
 namespace pydd {
@@ -46,6 +47,23 @@ int format_float(float x, char* out);
 
 namespace detail {
 
+/// Element types print() knows how to show in an array.
+enum class PrintElem : int { Bool, Int32, Int64, Float32, Float64 };
+
+template <class T>
+constexpr PrintElem print_elem() {
+  if constexpr (std::is_same_v<T, bool>) return PrintElem::Bool;
+  else if constexpr (std::is_same_v<T, int32_t>) return PrintElem::Int32;
+  else if constexpr (std::is_same_v<T, int64_t>) return PrintElem::Int64;
+  else if constexpr (std::is_same_v<T, float>) return PrintElem::Float32;
+  else return PrintElem::Float64;
+}
+
+template <class T>
+struct is_array : std::false_type {};
+template <class T, int N>
+struct is_array<Array<T, N>> : std::true_type {};
+
 /// One print() line: collected in a local buffer (spilling to the heap only
 /// for long lines), then written to the sink. The methods are compiled once
 /// in libpydd_runtime.a; only the thin variadic print() below is a template.
@@ -62,6 +80,8 @@ class PrintLine {
   void add(double value);
   void add(float value);
   void add(const char* text);  // null prints as None
+  /// A 1-D array of n elements `stride` elements apart, as NumPy's str().
+  void add_array(PrintElem elem, const void* data, int64_t n, int64_t stride);
   /// Ends the line with '\n' and writes it to the sink.
   void finish();
 
@@ -89,6 +109,13 @@ inline void add_value(PrintLine& line, const T& value) {
     line.add(static_cast<uint64_t>(value));
   } else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
     line.add(value);
+  } else if constexpr (is_array<T>::value) {
+    static_assert(T::rank == 1, "pydd::print: only 1-D arrays can be printed");
+    using E = typename T::value_type;
+    static_assert(std::is_same_v<E, bool> || std::is_same_v<E, int32_t> || std::is_same_v<E, int64_t> ||
+                      std::is_same_v<E, float> || std::is_same_v<E, double>,
+                  "pydd::print: unsupported array element type");
+    line.add_array(print_elem<E>(), value.data(), value.shape(0), value.stride(0));
   } else if constexpr (std::is_convertible_v<const T&, const char*>) {
     line.add(static_cast<const char*>(value));
   } else {
