@@ -1,0 +1,719 @@
+// Unit tests for the dense array library: strided arrays, slices,
+// element-wise operations, reductions, linear algebra and array printing.
+// Expected values come from NumPy 1.24 / SciPy 1.10 (NEP 50 promotion) unless
+// they are evident by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "pydd/runtime.h"
+
+namespace {
+
+using pydd::Array;
+using pydd::Error;
+using pydd::ErrorKind;
+using pydd::Slice;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr Slice kAll{0, 0, 1, false, false};
+
+template <class F>
+::testing::AssertionResult Raises(F&& f, ErrorKind kind, const char* message) {
+  try {
+    f();
+  } catch (const Error& e) {
+    if (e.kind() != kind)
+      return ::testing::AssertionFailure() << "wrong kind " << static_cast<int>(e.kind()) << ": " << e.what();
+    if (std::strcmp(e.what(), message) != 0) return ::testing::AssertionFailure() << "wrong message: " << e.what();
+    return ::testing::AssertionSuccess();
+  } catch (...) {
+    return ::testing::AssertionFailure() << "threw something other than pydd::Error";
+  }
+  return ::testing::AssertionFailure() << "did not throw";
+}
+
+// Bitwise float equality (NaN equals NaN, -0.0 differs from 0.0).
+template <class T>
+::testing::AssertionResult Same(T expected, T actual) {
+  if (std::memcmp(&expected, &actual, sizeof(T)) == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "expected " << expected << ", got " << actual;
+}
+
+// A new contiguous array holding `values` with the given shape.
+template <class T, int N>
+Array<T, N> make(const int64_t (&shape)[N], std::vector<T> values) {
+  auto a = Array<T, N>::empty(shape);
+  EXPECT_EQ(static_cast<size_t>(a.size()), values.size());
+  for (size_t i = 0; i < values.size(); ++i) a.data()[i] = values[i];
+  return a;
+}
+
+// The elements in C order, whatever the strides.
+template <class T, int N>
+std::vector<T> elements(const Array<T, N>& a) {
+  std::vector<T> out;
+  const auto c = pydd::copy(a);
+  for (int64_t i = 0; i < c.size(); ++i) out.push_back(c.data()[i]);
+  return out;
+}
+
+Array<double, 1> iota(int64_t n) { return pydd::arange<double>(int64_t{0}, n, int64_t{1}); }
+Array<double, 2> iota2(int64_t r, int64_t c) {
+  auto a = iota(r * c);
+  return a.alias<2>(a.data(), std::array<int64_t, 2>{r, c}.data(), std::array<int64_t, 2>{c, 1}.data());
+}
+
+// ---------------------------------------------------------------------------
+// Strided arrays
+
+TEST(Strides, ContiguousByDefault) {
+  auto a = Array<double, 3>::zeros({2, 3, 4});
+  EXPECT_EQ(a.stride(0), 12);
+  EXPECT_EQ(a.stride(1), 4);
+  EXPECT_EQ(a.stride(2), 1);
+  EXPECT_TRUE(a.is_contiguous());
+  auto b = Array<int32_t, 2>::filled(std::array<int64_t, 2>{2, 2}, 7);
+  EXPECT_EQ(b(1, 1), 7);
+  double st[6] = {0, 1, 2, 3, 4, 5};
+  auto c = Array<double, 2>::borrow(st, {2, 3});
+  EXPECT_EQ(c.stride(0), 3);
+  EXPECT_EQ(c(1, 2), 5.0);
+}
+
+TEST(Strides, BorrowWithStridesAndContiguity) {
+  double st[6] = {0, 1, 2, 3, 4, 5};
+  auto t = Array<double, 2>::borrow(st, {3, 2}, {1, 3});  // the transpose of a (2,3)
+  EXPECT_EQ(t(2, 1), 5.0);
+  EXPECT_EQ(t.view()(1, 0), 1.0);
+  EXPECT_FALSE(t.is_contiguous());
+  // Length-1 axes may have any stride; empty arrays are contiguous.
+  EXPECT_TRUE((Array<double, 2>::borrow(st, {1, 3}, {99, 1}).is_contiguous()));
+  EXPECT_TRUE((Array<double, 2>::borrow(st, {0, 3}, {7, 7}).is_contiguous()));
+  EXPECT_FALSE((Array<double, 1>::borrow(st, {3}, {2}).is_contiguous()));
+  auto rev = Array<double, 1>::borrow(st + 5, {6}, {-1});
+  EXPECT_EQ(rev(0), 5.0);
+  EXPECT_EQ(rev(5), 0.0);
+}
+
+TEST(Strides, AdoptAndCopySharesBuffer) {
+  auto a = Array<double, 2>::zeros({2, 3});
+  pydd::Buffer* buf = a.owner();
+  {
+    auto t = pydd::transpose(a);
+    EXPECT_EQ(buf->refs.load(), 2);
+    t(2, 1) = 9.0;
+    auto c = t;  // copies share and keep the strides
+    EXPECT_EQ(c.stride(0), 1);
+    EXPECT_EQ(c.stride(1), 3);
+  }
+  EXPECT_EQ(buf->refs.load(), 1);
+  EXPECT_EQ(a(1, 2), 9.0);
+  buf->retain();
+  const int64_t shape[2] = {3, 2}, strides[2] = {1, 3};
+  auto b = Array<double, 2>::adopt(a.data(), shape, strides, buf);
+  EXPECT_EQ(b(2, 1), 9.0);
+  EXPECT_EQ(buf->refs.load(), 2);
+}
+
+// ---------------------------------------------------------------------------
+// Slices
+
+TEST(Slices, PythonIndicesRules) {
+  struct Case {
+    Slice s;
+    int64_t n, len, first;
+  };
+  // From len(range(n)[slice]) and its first element in Python.
+  const Case cases[] = {
+      {{0, 0, 1, false, false}, 5, 5, 0},   {{1, 0, 1, true, false}, 5, 4, 1},
+      {{0, 0, -1, false, false}, 5, 5, 4},  {{-2, 0, -1, true, false}, 5, 4, 3},
+      {{10, -10, -3, true, true}, 7, 3, 6}, {{-100, 100, 2, true, true}, 7, 4, 0},
+      {{3, 1, 1, true, true}, 5, 0, -1},    {{0, -1, -2, false, true}, 6, 0, -1},
+      {{5, 0, 1, true, false}, 5, 0, -1},
+  };
+  for (const Case& c : cases) {
+    auto a = pydd::arange<int64_t>(int64_t{0}, c.n, int64_t{1});
+    auto v = pydd::subarray<1>(a, c.s);
+    ASSERT_EQ(v.shape(0), c.len) << c.s.start << ":" << c.s.stop << ":" << c.s.step;
+    if (c.len > 0) {
+      EXPECT_EQ(v(0), c.first);
+      EXPECT_EQ(v(c.len - 1), c.first + (c.len - 1) * c.s.step);
+    }
+  }
+}
+
+TEST(Slices, MixedIndicesAliasTheBuffer) {
+  auto a = iota2(3, 4);  // [[0 1 2 3] [4 5 6 7] [8 9 10 11]]
+  auto col = pydd::subarray<1>(a, Slice{1, 0, 1, true, false}, int64_t{2});  // a[1:, 2]
+  ASSERT_EQ(col.shape(0), 2);
+  EXPECT_EQ(col(0), 6.0);
+  EXPECT_EQ(col(1), 10.0);
+  col(1) = -1.0;
+  EXPECT_EQ(a(2, 2), -1.0);
+  auto row = pydd::subarray<1>(a, int64_t{-1});  // a[-1]: remaining axis whole
+  EXPECT_EQ(row.shape(0), 4);
+  EXPECT_EQ(row(3), 11.0);
+  auto rev = pydd::subarray<2>(a, Slice{0, 0, -2, false, false}, Slice{0, 0, -1, false, false});  // a[::-2, ::-1]
+  EXPECT_EQ(rev.shape(0), 2);
+  EXPECT_EQ(elements(rev), (std::vector<double>{11, -1, 9, 8, 3, 2, 1, 0}));
+  EXPECT_EQ(a.owner()->refs.load(), 4);
+  auto e = pydd::subarray<2>(a, Slice{5, 9, 1, true, true});
+  EXPECT_EQ(e.shape(0), 0);
+  EXPECT_EQ(e.shape(1), 4);
+  EXPECT_EQ(e.size(), 0);
+}
+
+TEST(Slices, ViewOutlivesItsBase) {
+  Array<double, 1> v;
+  {
+    auto a = iota(10);
+    v = pydd::subarray<1>(a, Slice{2, 8, 3, true, true});
+  }
+  ASSERT_EQ(v.shape(0), 2);
+  EXPECT_EQ(v(0), 2.0);
+  EXPECT_EQ(v(1), 5.0);
+  EXPECT_EQ(v.owner()->refs.load(), 1);
+}
+
+TEST(Slices, Errors) {
+  auto a = iota2(3, 3);
+  EXPECT_TRUE(Raises([&] { pydd::subarray<1>(a, Slice{1, 0, 1, true, false}, int64_t{5}); }, ErrorKind::IndexError,
+                     "index 5 is out of bounds for axis 1 with size 3"));
+  EXPECT_TRUE(Raises([&] { pydd::subarray<1>(a, int64_t{-4}); }, ErrorKind::IndexError,
+                     "index -4 is out of bounds for axis 0 with size 3"));
+  EXPECT_TRUE(Raises([&] { pydd::subarray<2>(a, Slice{0, 0, 0, false, false}); }, ErrorKind::ValueError,
+                     "slice step cannot be zero"));
+}
+
+// ---------------------------------------------------------------------------
+// Element-wise
+
+TEST(Elementwise, BroadcastShapes) {
+  auto col = make<double, 2>({3, 1}, {0, 10, 20});
+  auto row = iota(4);
+  auto s = pydd::map2<double, double>("add", pydd::op::add{}, col, row);
+  ASSERT_EQ(s.shape(0), 3);
+  ASSERT_EQ(s.shape(1), 4);
+  EXPECT_EQ(elements(s), (std::vector<double>{0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23}));
+  auto t = pydd::map2<double, double>("sub", pydd::op::sub{}, 1.5, row);  // scalar first
+  EXPECT_EQ(elements(t), (std::vector<double>{1.5, 0.5, -0.5, -1.5}));
+  auto u = pydd::map2<int64_t, int64_t>("mul", pydd::op::mul{}, pydd::arange<int32_t>(0, 3, 1), int64_t{3});
+  EXPECT_EQ(elements(u), (std::vector<int64_t>{0, 3, 6}));
+  EXPECT_EQ((pydd::map2<double, double>("add", pydd::op::add{}, 2, 0.5)), 2.5);
+}
+
+TEST(Elementwise, StridedAndTransposedOperands) {
+  auto a = iota2(3, 4);
+  auto t = pydd::transpose(a);  // (4,3)
+  auto r = pydd::map2<double, double>("add", pydd::op::add{}, t, pydd::subarray<1>(a, int64_t{0}, Slice{0, 3, 1, false, true}));
+  EXPECT_TRUE(r.is_contiguous());
+  EXPECT_EQ(elements(r), (std::vector<double>{0, 5, 10, 1, 6, 11, 2, 7, 12, 3, 8, 13}));
+  auto rev = pydd::subarray<1>(iota(6), Slice{0, 0, -2, false, false});  // [5 3 1]
+  auto n = pydd::map1<double, double>("negative", pydd::op::negative{}, rev);
+  EXPECT_EQ(elements(n), (std::vector<double>{-5, -3, -1}));
+}
+
+TEST(Elementwise, BroadcastErrorNamesTheOperation) {
+  EXPECT_TRUE(Raises([] { pydd::map2<double, double>("add", pydd::op::add{}, iota(3), iota(4)); },
+                     ErrorKind::ValueError, "add: operands could not be broadcast together with shapes (3,) (4,) "));
+  EXPECT_TRUE(Raises([] { pydd::map2<double, double>("mul", pydd::op::mul{}, iota2(2, 3), iota(4)); },
+                     ErrorKind::ValueError, "mul: operands could not be broadcast together with shapes (2,3) (4,) "));
+}
+
+TEST(Elementwise, ZeroSize) {
+  auto e = Array<double, 2>::zeros({0, 3});
+  auto r = pydd::map2<double, double>("add", pydd::op::add{}, e, iota(3));
+  EXPECT_EQ(r.shape(0), 0);
+  EXPECT_EQ(r.shape(1), 3);
+  auto r2 = pydd::map2<double, double>("add", pydd::op::add{}, Array<double, 1>::zeros({0}), 1.0);
+  EXPECT_EQ(r2.size(), 0);
+  EXPECT_TRUE(Raises([] { pydd::map2<double, double>("add", pydd::op::add{}, Array<double, 1>::zeros({0}), iota(2)); },
+                     ErrorKind::ValueError, "add: operands could not be broadcast together with shapes (0,) (2,) "));
+}
+
+TEST(Elementwise, FloatFloordivModMatchNumPy) {
+  auto a = make<double, 1>({9}, {7.5, -3.25, 0.0, -0.0, 2.0, -7.5, kInf, -kInf, kNaN});
+  auto b = make<double, 1>({9}, {2.0, 0.0, -2.0, 3.0, -0.0, kInf, 2.0, -kInf, 1.0});
+  auto q = pydd::map2<double, double>("floor_divide", pydd::op::floordiv{}, a, b);
+  auto m = pydd::map2<double, double>("remainder", pydd::op::mod{}, a, b);
+  const double eq[] = {3.0, -kInf, -0.0, -0.0, -kInf, -1.0, kNaN, kNaN, kNaN};
+  const double em[] = {1.5, kNaN, -0.0, 0.0, kNaN, kInf, kNaN, kNaN, kNaN};
+  for (int i = 0; i < 9; ++i) {
+    if (std::isnan(eq[i])) EXPECT_TRUE(std::isnan(q(i))) << i;
+    else EXPECT_TRUE(Same(eq[i], q(i))) << i;
+    if (std::isnan(em[i])) EXPECT_TRUE(std::isnan(m(i))) << i;
+    else EXPECT_TRUE(Same(em[i], m(i))) << i;
+  }
+  auto d = pydd::map2<double, double>("true_divide", pydd::op::truediv{}, make<double, 1>({3}, {1, -1, 0}), 0.0);
+  EXPECT_EQ(d(0), kInf);
+  EXPECT_EQ(d(1), -kInf);
+  EXPECT_TRUE(std::isnan(d(2)));
+}
+
+TEST(Elementwise, IntFloordivModByZeroAndOverflow) {
+  const int64_t lo = std::numeric_limits<int64_t>::min();
+  auto a = make<int64_t, 1>({7}, {7, -7, 7, -7, 5, lo, 0});
+  auto b = make<int64_t, 1>({7}, {2, 2, -2, -2, 0, -1, 0});
+  EXPECT_EQ(elements(pydd::map2<int64_t, int64_t>("floor_divide", pydd::op::floordiv{}, a, b)),
+            (std::vector<int64_t>{3, -4, -4, 3, 0, lo, 0}));
+  EXPECT_EQ(elements(pydd::map2<int64_t, int64_t>("remainder", pydd::op::mod{}, a, b)),
+            (std::vector<int64_t>{1, 1, -1, -1, 0, 0, 0}));
+}
+
+TEST(Elementwise, PowerWrapsAndRejectsNegativeExponents) {
+  auto p = pydd::map2<int64_t, int64_t>("power", pydd::op::power{}, make<int64_t, 1>({1}, {3}), int64_t{40});
+  EXPECT_EQ(p(0), -6289078614652622815LL);
+  auto q = pydd::map2<int32_t, int32_t>("power", pydd::op::power{}, make<int32_t, 1>({1}, {3}), 21);
+  EXPECT_EQ(q(0), 1870418611);
+  EXPECT_TRUE(Raises([] { pydd::map2<int64_t, int64_t>("power", pydd::op::power{}, iota(3), int64_t{-1}); },
+                     ErrorKind::ValueError, "Integers to negative integer powers are not allowed."));
+  auto f = pydd::map2<double, double>("power", pydd::op::power{}, make<double, 1>({2}, {-8, 0}), -1.0 / 3);
+  EXPECT_TRUE(std::isnan(f(0)));
+}
+
+TEST(Elementwise, IntArithmeticWraps) {
+  const int32_t big = std::numeric_limits<int32_t>::max();
+  auto a = make<int32_t, 1>({2}, {big, std::numeric_limits<int32_t>::min()});
+  EXPECT_EQ(elements(pydd::map2<int32_t, int32_t>("add", pydd::op::add{}, a, 1)),
+            (std::vector<int32_t>{std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::min() + 1}));
+  EXPECT_EQ(elements(pydd::map1<int32_t, int32_t>("absolute", pydd::op::absolute{}, a)),
+            (std::vector<int32_t>{big, std::numeric_limits<int32_t>::min()}));
+}
+
+TEST(Elementwise, MaximumMinimumPropagateNaN) {
+  auto a = make<double, 1>({3}, {1, kNaN, 3});
+  auto b = make<double, 1>({3}, {kNaN, 2, 1});
+  auto mx = pydd::map2<double, double>("maximum", pydd::op::maximum{}, a, b);
+  auto mn = pydd::map2<double, double>("minimum", pydd::op::minimum{}, a, b);
+  EXPECT_TRUE(std::isnan(mx(0)) && std::isnan(mx(1)));
+  EXPECT_TRUE(std::isnan(mn(0)) && std::isnan(mn(1)));
+  EXPECT_EQ(mx(2), 3.0);
+  EXPECT_EQ(mn(2), 1.0);
+}
+
+TEST(Elementwise, ComparisonsAndLogic) {
+  auto a = make<double, 1>({4}, {1, kNaN, 3, 0});
+  EXPECT_EQ(elements(pydd::map2<bool, double>("less", pydd::op::lt{}, a, 2.0)),
+            (std::vector<bool>{true, false, false, true}));
+  EXPECT_EQ(elements(pydd::map2<bool, double>("not_equal", pydd::op::ne{}, a, a)),
+            (std::vector<bool>{false, true, false, false}));
+  EXPECT_EQ(elements(pydd::map2<bool, double>("equal", pydd::op::eq{}, pydd::arange<int32_t>(0, 4, 1), 3.0)),
+            (std::vector<bool>{false, false, false, true}));
+  EXPECT_EQ(elements(pydd::map2<bool, bool>("logical_and", pydd::op::logical_and{}, a, true)),
+            (std::vector<bool>{true, true, true, false}));
+  EXPECT_EQ(elements(pydd::map1<bool, double>("logical_not", pydd::op::logical_not{}, a)),
+            (std::vector<bool>{false, false, false, true}));
+  auto b = make<bool, 1>({2}, {true, false});
+  EXPECT_EQ(elements(pydd::map2<bool, bool>("add", pydd::op::add{}, b, b)), (std::vector<bool>{true, false}));
+  EXPECT_EQ(elements(pydd::map2<bool, bool>("multiply", pydd::op::mul{}, b, true)), (std::vector<bool>{true, false}));
+}
+
+TEST(Elementwise, UnaryMath) {
+  auto a = make<double, 1>({4}, {4.0, -1.0, 0.0, kInf});
+  auto s = pydd::map1<double, double>("sqrt", pydd::op::sqrt{}, a);
+  EXPECT_EQ(s(0), 2.0);
+  EXPECT_TRUE(std::isnan(s(1)));
+  EXPECT_EQ(s(3), kInf);
+  auto l = pydd::map1<double, double>("log", pydd::op::log{}, a);
+  EXPECT_EQ(l(2), -kInf);
+  auto i = make<int64_t, 1>({2}, {-3, 5});
+  EXPECT_EQ(elements(pydd::map1<int64_t, int64_t>("floor", pydd::op::floor{}, i)), (std::vector<int64_t>{-3, 5}));
+  EXPECT_EQ(elements(pydd::map1<double, double>("sqrt", pydd::op::sqrt{}, make<int64_t, 1>({2}, {9, 2}))),
+            (std::vector<double>{3.0, std::sqrt(2.0)}));
+  EXPECT_EQ(elements(pydd::map1<bool, int64_t>("isnan", pydd::op::isnan{}, i)), (std::vector<bool>{false, false}));
+  EXPECT_EQ(elements(pydd::map1<bool, double>("isinf", pydd::op::isinf{}, a)),
+            (std::vector<bool>{false, false, false, true}));
+  EXPECT_EQ(elements(pydd::map1<double, double>("ceil", pydd::op::ceil{}, make<double, 1>({2}, {-0.5, 1.2})))[1], 2.0);
+  EXPECT_TRUE(Same(-0.0, pydd::op::ceil{}(-0.5)));
+  auto f = pydd::map1<float, float>("exp", pydd::op::exp{}, make<float, 1>({1}, {1.0f}));
+  EXPECT_EQ(f(0), std::exp(1.0f));
+  EXPECT_EQ(pydd::op::arctan{}(1.0), std::atan(1.0));
+}
+
+TEST(Elementwise, Where) {
+  auto c = make<bool, 1>({3}, {true, false, true});
+  auto r = pydd::where<double, double>(c, iota(3), -1.0);
+  EXPECT_EQ(elements(r), (std::vector<double>{0, -1, 2}));
+  auto cond = pydd::map2<bool, double>("gt", pydd::op::gt{}, make<double, 2>({2, 1}, {0, 1}), 0.5);  // [[F],[T]]
+  auto r2 = pydd::where<int64_t, int64_t>(cond, pydd::arange<int64_t>(0, 3, 1), int64_t{9});
+  EXPECT_EQ(elements(r2), (std::vector<int64_t>{9, 9, 9, 0, 1, 2}));
+  EXPECT_EQ((pydd::where<double, double>(false, 1, 2.5)), 2.5);
+  EXPECT_TRUE(Raises([&] { pydd::where<double, double>(c, iota(2), 0.0); }, ErrorKind::ValueError,
+                     "where: operands could not be broadcast together with shapes (3,) (2,) () "));
+}
+
+TEST(Elementwise, AssignBroadcastsAndConverts) {
+  auto a = Array<double, 2>::zeros({2, 3});
+  pydd::assign(a, make<int32_t, 1>({3}, {1, 2, 3}));
+  EXPECT_EQ(elements(a), (std::vector<double>{1, 2, 3, 1, 2, 3}));
+  pydd::assign(pydd::subarray<1>(a, kAll, int64_t{1}), 7.5);  // a[:, 1] = 7.5
+  EXPECT_EQ(elements(a), (std::vector<double>{1, 7.5, 3, 1, 7.5, 3}));
+  auto i = Array<int64_t, 1>::zeros({3});
+  pydd::assign(i, make<double, 1>({3}, {1.9, -1.9, kNaN}));  // astype truncates; NaN gives INT64_MIN on x86
+  EXPECT_EQ(elements(i), (std::vector<int64_t>{1, -1, std::numeric_limits<int64_t>::min()}));
+  pydd::fill(pydd::transpose(a), 2);
+  EXPECT_EQ(elements(a), (std::vector<double>(6, 2.0)));
+  EXPECT_TRUE(Raises([&] { pydd::assign(a, iota(4)); }, ErrorKind::ValueError,
+                     "could not broadcast input array from shape (4,) into shape (2,3)"));
+  EXPECT_TRUE(Raises([&] { pydd::assign(iota(4), iota(3)); }, ErrorKind::ValueError,
+                     "could not broadcast input array from shape (3,) into shape (4,)"));
+}
+
+TEST(Elementwise, AssignOverlappingViewsCopiesFirst) {
+  auto a = iota(6);
+  pydd::assign(pydd::subarray<1>(a, Slice{1, 0, 1, true, false}), pydd::subarray<1>(a, Slice{0, -1, 1, false, true}));
+  EXPECT_EQ(elements(a), (std::vector<double>{0, 0, 1, 2, 3, 4}));
+  auto b = iota(6);
+  pydd::assign(pydd::subarray<1>(b, Slice{0, -1, 1, false, true}), pydd::subarray<1>(b, Slice{1, 0, 1, true, false}));
+  EXPECT_EQ(elements(b), (std::vector<double>{1, 2, 3, 4, 5, 5}));
+  auto c = iota(4);
+  pydd::assign(c, pydd::subarray<1>(c, Slice{0, 0, -1, false, false}));  // c[:] = c[::-1]
+  EXPECT_EQ(elements(c), (std::vector<double>{3, 2, 1, 0}));
+  auto m = iota2(3, 3);
+  pydd::assign(m, pydd::transpose(m));  // m[:] = m.T
+  EXPECT_EQ(elements(m), (std::vector<double>{0, 3, 6, 1, 4, 7, 2, 5, 8}));
+}
+
+TEST(Elementwise, AstypeCopyFull) {
+  auto t = pydd::transpose(iota2(2, 3));
+  auto c = pydd::copy(t);
+  EXPECT_TRUE(c.is_contiguous());
+  EXPECT_NE(c.data(), t.data());
+  EXPECT_EQ(elements(c), (std::vector<double>{0, 3, 1, 4, 2, 5}));
+  auto f = pydd::astype<float>(make<double, 1>({2}, {0.1, 1e40}));
+  EXPECT_EQ(f(0), 0.1f);
+  EXPECT_EQ(f(1), std::numeric_limits<float>::infinity());
+  auto b = pydd::astype<bool>(make<double, 1>({3}, {0.0, kNaN, -0.0}));
+  EXPECT_EQ(elements(b), (std::vector<bool>{false, true, false}));
+  auto w = pydd::astype<int32_t>(make<int64_t, 1>({1}, {(int64_t{1} << 32) + 5}));
+  EXPECT_EQ(w(0), 5);
+  auto full = pydd::full<int32_t, 2>({2, 2}, 3.7);
+  EXPECT_EQ(elements(full), (std::vector<int32_t>{3, 3, 3, 3}));
+}
+
+TEST(Elementwise, ArangeMatchesNumPy) {
+  auto a = pydd::arange<double>(0, 1, 0.1);
+  ASSERT_EQ(a.shape(0), 10);
+  EXPECT_TRUE(Same(0.7000000000000001, a(7)));
+  auto b = pydd::arange<double>(0.1, 2.0, 0.3);
+  ASSERT_EQ(b.shape(0), 7);
+  EXPECT_TRUE(Same(1.9000000000000004, b(6)));
+  EXPECT_EQ(pydd::arange<double>(1, 0, -0.3).shape(0), 4);
+  auto i = pydd::arange<int64_t>(int64_t{10}, int64_t{-3}, int64_t{-4});
+  EXPECT_EQ(elements(i), (std::vector<int64_t>{10, 6, 2, -2}));
+  EXPECT_EQ(pydd::arange<int64_t>(int64_t{5}, int64_t{5}, int64_t{1}).shape(0), 0);
+  EXPECT_EQ(pydd::arange<int64_t>(int64_t{0}, int64_t{7}, int64_t{3}).shape(0), 3);
+  EXPECT_TRUE(Raises([] { pydd::arange<int64_t>(int64_t{0}, int64_t{7}, int64_t{0}); }, ErrorKind::ValueError,
+                     "arange: step must not be zero"));
+}
+
+// Large operands take the flat fast path; check it against element access.
+TEST(Elementwise, LargeContiguousAndScalarPaths) {
+  const int64_t n = 100003;
+  auto a = iota(n);
+  auto b = pydd::map2<double, double>("mul", pydd::op::mul{}, a, 0.5);
+  auto c = pydd::map2<double, double>("add", pydd::op::add{}, a, b);
+  for (int64_t i = 0; i < n; i += 977) EXPECT_EQ(c(i), 1.5 * double(i));
+  auto v = pydd::subarray<1>(a, Slice{0, 0, 3, false, false});
+  auto d = pydd::map2<double, double>("sub", pydd::op::sub{}, v, v);
+  EXPECT_EQ(pydd::max(d), 0.0);
+}
+
+// ---------------------------------------------------------------------------
+// Reductions
+
+// 100003 float32 values (i * 7919 % 1000) / 7, as NumPy builds them.
+Array<float, 1> pattern_f32() {
+  auto a = Array<float, 1>::empty({100003});
+  for (int64_t i = 0; i < a.size(); ++i) a.data()[i] = static_cast<float>(static_cast<double>(i * 7919 % 1000) / 7.0);
+  return a;
+}
+Array<double, 1> pattern_f64() {
+  auto a = Array<double, 1>::empty({100003});
+  for (int64_t i = 0; i < a.size(); ++i) a.data()[i] = static_cast<double>(i * 7919 % 1000) / 7.0;
+  return a;
+}
+
+TEST(Reduce, PairwiseSumMatchesNumPyBits) {
+  auto f = pattern_f32();
+  EXPECT_TRUE(Same(7135965.0f, pydd::sum<float>(f)));
+  EXPECT_TRUE(Same(71.357506f, pydd::mean<float>(f)));
+  EXPECT_TRUE(Same(2378695.2f, pydd::sum<float>(pydd::subarray<1>(f, Slice{0, 0, 3, false, false}))));
+  auto d = pattern_f64();
+  EXPECT_TRUE(Same(7135965.285714285, pydd::sum<double>(d)));
+  auto m = d.alias<2>(d.data(), std::array<int64_t, 2>{400, 250}.data(), std::array<int64_t, 2>{250, 1}.data());
+  EXPECT_TRUE(Same(7135714.285714285, pydd::sum<double>(pydd::transpose(m))));
+  auto s0 = pydd::sum_axis<double>(m, 0);
+  auto s1 = pydd::sum_axis<double>(m, -1);
+  ASSERT_EQ(s0.shape(0), 250);
+  ASSERT_EQ(s1.shape(0), 400);
+  // Checked against NumPy's repr to 10 significant digits and by exact sums.
+  EXPECT_NEAR(s0(0), 21428.57142857, 1e-7);
+  EXPECT_NEAR(s1(1), 17910.71428571, 1e-7);
+  auto t0 = pydd::sum_axis<double>(pydd::transpose(m), 0);
+  EXPECT_TRUE(Same(s1(0), t0(0)));
+  EXPECT_TRUE(Same(0.0, pydd::sum<double>(make<double, 1>({1}, {-0.0}))));
+}
+
+TEST(Reduce, IntegerSumsProdsMeans) {
+  auto i = make<int32_t, 1>({3}, {std::numeric_limits<int32_t>::max(), 1, 1});
+  EXPECT_EQ(pydd::sum<int64_t>(i), int64_t{2147483649});
+  auto z = Array<int32_t, 1>::empty({100003});
+  for (int64_t k = 0; k < z.size(); ++k) z.data()[k] = int32_t(k % 1000);
+  EXPECT_TRUE(Same(499.4850454486365, pydd::mean<double>(z)));
+  EXPECT_EQ(pydd::mean<double>(pydd::arange<int64_t>(int64_t{0}, int64_t{20000}, int64_t{1})), 9999.5);
+  EXPECT_EQ(pydd::prod<int64_t>(make<int64_t, 1>({4}, {2, -3, 4, 5})), -120);
+  EXPECT_EQ(pydd::prod<int64_t>(make<int64_t, 1>({2}, {int64_t{1} << 62, 4})), 0);  // wraps
+  EXPECT_EQ(pydd::sum<int64_t>(make<bool, 1>({3}, {true, false, true})), 2);
+  EXPECT_EQ(pydd::prod<double>(Array<double, 1>::zeros({0})), 1.0);
+  EXPECT_EQ(pydd::sum<double>(Array<double, 2>::zeros({0, 4})), 0.0);
+  EXPECT_TRUE(std::isnan(pydd::mean<double>(Array<double, 1>::zeros({0}))));
+}
+
+TEST(Reduce, MinMaxNaNAndEmpty) {
+  auto a = make<double, 1>({4}, {3, -1, kNaN, 7});
+  EXPECT_TRUE(std::isnan(pydd::min(a)));
+  EXPECT_TRUE(std::isnan(pydd::max(a)));
+  auto b = make<double, 2>({2, 2}, {3, -1, 0, 7});
+  EXPECT_EQ(pydd::min(b), -1.0);
+  EXPECT_EQ(pydd::max(pydd::transpose(b)), 7.0);
+  EXPECT_EQ(pydd::max(make<int64_t, 1>({3}, {-5, -2, -9})), -2);
+  EXPECT_TRUE(Raises([] { pydd::min(Array<double, 1>::zeros({0})); }, ErrorKind::ValueError,
+                     "zero-size array to reduction operation minimum which has no identity"));
+  EXPECT_TRUE(Raises([] { pydd::max(Array<int32_t, 2>::zeros({3, 0})); }, ErrorKind::ValueError,
+                     "zero-size array to reduction operation maximum which has no identity"));
+}
+
+TEST(Reduce, ArgminArgmax) {
+  auto a = make<double, 1>({6}, {3, 1, 5, 1, 5, 0.5});
+  EXPECT_EQ(pydd::argmax(a), 2);
+  EXPECT_EQ(pydd::argmin(a), 5);
+  EXPECT_EQ(pydd::argmin(make<double, 1>({4}, {3, kNaN, 0, kNaN})), 1);
+  EXPECT_EQ(pydd::argmax(make<double, 1>({3}, {kNaN, 9, 9})), 0);
+  // C order over the logical shape of a transposed view.
+  auto m = make<double, 2>({2, 3}, {0, 9, 2, 9, 1, 0});
+  EXPECT_EQ(pydd::argmax(m), 1);
+  EXPECT_EQ(pydd::argmax(pydd::transpose(m)), 1);  // t = [[0 9] [9 1] [2 0]]
+  EXPECT_EQ(pydd::argmin(pydd::transpose(m)), 0);
+  EXPECT_EQ(pydd::argmax(make<bool, 1>({3}, {false, true, true})), 1);
+  // Long arrays: the best sits in a later block; a tie earlier must not win.
+  auto big = iota(5000);
+  big(4000) = 1e9;
+  big(4500) = 1e9;
+  EXPECT_EQ(pydd::argmax(big), 4000);
+  big(3000) = kNaN;
+  EXPECT_EQ(pydd::argmax(big), 3000);
+  EXPECT_EQ(pydd::argmin(pydd::subarray<1>(iota(5000), Slice{0, 0, -1, false, false})), 4999);
+  EXPECT_TRUE(Raises([] { pydd::argmin(Array<double, 1>::zeros({0})); }, ErrorKind::ValueError,
+                     "attempt to get argmin of an empty sequence"));
+  EXPECT_TRUE(Raises([] { pydd::argmax(Array<double, 1>::zeros({0})); }, ErrorKind::ValueError,
+                     "attempt to get argmax of an empty sequence"));
+}
+
+TEST(Reduce, AnyAllContainsNonzero) {
+  auto z = Array<double, 1>::zeros({3000});
+  EXPECT_FALSE(pydd::any(z));
+  EXPECT_TRUE(pydd::all(Array<double, 1>::zeros({0})));
+  EXPECT_FALSE(pydd::any(Array<double, 1>::zeros({0})));
+  z(2999) = kNaN;
+  EXPECT_TRUE(pydd::any(z));
+  EXPECT_FALSE(pydd::all(z));
+  EXPECT_TRUE(pydd::all(make<double, 1>({2}, {kNaN, -1})));
+  EXPECT_TRUE(pydd::contains(iota(5), int64_t{3}));
+  EXPECT_FALSE(pydd::contains(iota(5), 2.5));
+  EXPECT_FALSE(pydd::contains(make<double, 1>({1}, {kNaN}), kNaN));
+  EXPECT_TRUE(pydd::contains(pydd::transpose(iota2(3, 3)), 8));
+  auto nz = pydd::nonzero(make<double, 1>({5}, {0, 1, 0, -2, kNaN}));
+  EXPECT_EQ(elements(nz), (std::vector<int64_t>{1, 3, 4}));
+}
+
+TEST(Reduce, Allclose) {
+  EXPECT_FALSE(pydd::allclose(make<double, 1>({2}, {1e10, 1e-7}), make<double, 1>({2}, {1.00001e10, 1e-8})));
+  EXPECT_TRUE(pydd::allclose(make<double, 1>({2}, {1e10, 1e-8}), make<double, 1>({2}, {1.00001e10, 1e-9})));
+  EXPECT_TRUE(pydd::allclose(make<double, 1>({1}, {kInf}), make<double, 1>({1}, {kInf})));
+  EXPECT_FALSE(pydd::allclose(make<double, 1>({1}, {kInf}), make<double, 1>({1}, {-kInf})));
+  EXPECT_FALSE(pydd::allclose(make<double, 1>({1}, {kNaN}), make<double, 1>({1}, {kNaN})));
+  EXPECT_TRUE(pydd::allclose(iota2(2, 3), pydd::subarray<1>(iota2(2, 3), int64_t{0}), 0.0, 3.0));  // broadcast
+  EXPECT_TRUE(pydd::allclose(iota(3), 1.0, 0.0, 1.0));
+  EXPECT_TRUE(Raises([] { pydd::allclose(iota(3), iota(2)); }, ErrorKind::ValueError,
+                     "allclose: operands could not be broadcast together with shapes (3,) (2,) "));
+}
+
+TEST(Reduce, AxisForms) {
+  auto a = make<int64_t, 3>({2, 2, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  auto s1 = pydd::sum_axis<int64_t>(a, 1);
+  EXPECT_EQ(elements(s1), (std::vector<int64_t>{5, 7, 9, 17, 19, 21}));
+  auto p0 = pydd::prod_axis<int64_t>(a, -3);
+  EXPECT_EQ(elements(p0), (std::vector<int64_t>{7, 16, 27, 40, 55, 72}));
+  auto mx = pydd::max_axis(a, 2);
+  EXPECT_EQ(elements(mx), (std::vector<int64_t>{3, 6, 9, 12}));
+  auto mn = pydd::min_axis(pydd::transpose(a), 0);  // (2,2) of the minima over the last axis of a
+  EXPECT_EQ(elements(mn), (std::vector<int64_t>{1, 7, 4, 10}));
+  auto me = pydd::mean_axis<double>(a, 0);
+  EXPECT_EQ(elements(me), (std::vector<double>{4, 5, 6, 7, 8, 9}));
+  auto nan = pydd::max_axis(make<double, 2>({2, 2}, {1, kNaN, 3, 0}), 0);
+  EXPECT_EQ(nan(0), 3.0);
+  EXPECT_TRUE(std::isnan(nan(1)));
+  EXPECT_EQ(pydd::sum_axis<double>(Array<double, 2>::zeros({0, 5}), 0).shape(0), 5);
+  EXPECT_EQ(pydd::min_axis(Array<double, 2>::zeros({5, 0}), 0).shape(0), 0);
+  EXPECT_TRUE(Raises([] { pydd::min_axis(Array<double, 2>::zeros({0, 5}), 0); }, ErrorKind::ValueError,
+                     "zero-size array to reduction operation minimum which has no identity"));
+  EXPECT_TRUE(Raises([&] { pydd::sum_axis<int64_t>(a, 3); }, ErrorKind::ValueError,
+                     "axis 3 is out of bounds for array of dimension 3"));
+  EXPECT_TRUE(Raises([&] { pydd::max_axis(a, -4); }, ErrorKind::ValueError,
+                     "axis -4 is out of bounds for array of dimension 3"));
+}
+
+// ---------------------------------------------------------------------------
+// Linear algebra
+
+TEST(Linalg, MatmulForms) {
+  auto a = iota2(2, 3);
+  auto b = iota2(3, 2);
+  auto c = pydd::matmul<double>(a, b);
+  EXPECT_EQ(elements(c), (std::vector<double>{10, 13, 28, 40}));
+  auto v = pydd::matmul<double>(a, iota(3));
+  EXPECT_EQ(elements(v), (std::vector<double>{5, 14}));
+  auto w = pydd::matmul<double>(iota(2), a);
+  EXPECT_EQ(elements(w), (std::vector<double>{3, 4, 5}));
+  EXPECT_EQ(pydd::matmul<double>(iota(3), iota(3)), 5.0);
+  EXPECT_EQ(pydd::innerprod(iota(4), iota(4)), 14.0);
+  EXPECT_EQ(elements(pydd::matvect(a, iota(3))), elements(v));
+  EXPECT_EQ(elements(pydd::vectmat(iota(2), a)), elements(w));
+  // Transposed and strided operands.
+  auto at = pydd::transpose(iota2(3, 2));  // == [[0 2 4] [1 3 5]]
+  EXPECT_EQ(elements(pydd::matmat(at, b)), (std::vector<double>{20, 26, 26, 35}));
+  auto s = pydd::subarray<2>(iota2(4, 6), Slice{0, 0, 2, false, false}, Slice{0, 0, 2, false, false});  // (2,3)
+  EXPECT_EQ(elements(pydd::matmul<double>(s, pydd::subarray<1>(iota(6), Slice{0, 0, -2, false, false}))),
+            (std::vector<double>{0 * 5 + 2 * 3 + 4 * 1, 12 * 5 + 14 * 3 + 16 * 1}));
+  auto row = pydd::matmul<double>(pydd::subarray<2>(a, Slice{0, 1, 1, false, true}), b);  // (1,3) @ (3,2)
+  EXPECT_EQ(elements(row), (std::vector<double>{10, 13}));
+  auto empty = pydd::matmul<double>(Array<double, 2>::zeros({2, 0}), Array<double, 2>::zeros({0, 3}));
+  EXPECT_EQ(elements(empty), (std::vector<double>(6, 0.0)));
+  EXPECT_TRUE(Raises([] { pydd::matmul<double>(iota2(2, 3), iota2(4, 5)); }, ErrorKind::ValueError,
+                     "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+                     "(n?,k),(k,m?)->(n?,m?) (size 4 is different from 3)"));
+  EXPECT_TRUE(Raises([] { pydd::innerprod(iota(3), iota(4)); }, ErrorKind::ValueError,
+                     "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+                     "(n?,k),(k,m?)->(n?,m?) (size 4 is different from 3)"));
+}
+
+TEST(Linalg, IntegerAndBoolProducts) {
+  auto a = make<int64_t, 2>({2, 2}, {int64_t{1} << 62, 1, 2, 3});
+  auto c = pydd::matmul<int64_t>(a, make<int64_t, 2>({2, 2}, {4, 0, 5, 1}));
+  EXPECT_EQ(elements(c), (std::vector<int64_t>{5, 1, 23, 3}));  // 2^64 wraps to 0
+  auto t = pydd::matmul<int32_t>(pydd::transpose(make<int32_t, 2>({2, 2}, {1, 2, 3, 4})), make<int32_t, 1>({2}, {1, 1}));
+  EXPECT_EQ(elements(t), (std::vector<int32_t>{4, 6}));
+  auto b = make<bool, 2>({2, 2}, {true, false, false, false});
+  auto bb = pydd::matmul<bool>(b, make<bool, 2>({2, 2}, {true, true, true, false}));
+  EXPECT_EQ(elements(bb), (std::vector<bool>{true, true, false, false}));
+  EXPECT_EQ(pydd::matmul<int64_t>(make<int64_t, 1>({2}, {3, 4}), make<int64_t, 1>({2}, {5, 6})), 39);
+}
+
+TEST(Linalg, Float32Matmul) {
+  auto a = pydd::map2<float, float>("div", pydd::op::truediv{}, pydd::astype<float>(iota2(2, 3)), 3.0f);
+  auto b = pydd::map2<float, float>("div", pydd::op::truediv{}, pydd::astype<float>(iota2(3, 2)), 7.0f);
+  auto c = pydd::matmul<float>(a, b);
+  EXPECT_EQ(elements(c), (std::vector<float>{0.4761905f, 0.61904764f, 1.3333334f, 1.9047619f}));
+}
+
+TEST(Linalg, SymmetricAndTriangularProducts) {
+  auto a = make<double, 2>({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto s = pydd::syrk(a);
+  EXPECT_EQ(elements(s), (std::vector<double>{14, 32, 32, 77}));
+  auto b = make<double, 2>({2, 3}, {0, 1, 0, 1, 0, 1});
+  EXPECT_EQ(elements(pydd::syr2k(a, b)), (std::vector<double>{4, 9, 9, 20}));  // A B^T + B A^T
+  auto l = make<double, 2>({2, 2}, {2, 99, 3, 4});  // upper triangle ignored
+  EXPECT_EQ(elements(pydd::symm(l, a)), (std::vector<double>{14, 19, 24, 19, 26, 33}));
+  EXPECT_EQ(elements(pydd::trmm(l, a)), (std::vector<double>{2, 4, 6, 19, 26, 33}));
+  EXPECT_EQ(elements(pydd::symm(pydd::transpose(make<double, 2>({2, 2}, {2, 3, 99, 4})), a)),
+            (std::vector<double>{14, 19, 24, 19, 26, 33}));
+  auto li = make<int64_t, 2>({2, 2}, {2, 99, 3, 4});
+  auto ai = make<int64_t, 2>({2, 3}, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(elements(pydd::symm(li, ai)), (std::vector<int64_t>{14, 19, 24, 19, 26, 33}));
+  EXPECT_EQ(elements(pydd::trmm(li, ai)), (std::vector<int64_t>{2, 4, 6, 19, 26, 33}));
+  EXPECT_EQ(elements(pydd::syrk(ai)), (std::vector<int64_t>{14, 32, 32, 77}));
+}
+
+TEST(Linalg, LuMatchesSciPy) {
+  auto a = make<double, 2>({3, 4}, {2, 1, 1, 3, 4, -6, 0, 1, -2, 7, 2, 5});
+  {
+    auto [P, L, U] = pydd::lu(a);
+    EXPECT_EQ(elements(P), (std::vector<double>{0, 1, 0, 1, 0, 0, 0, 0, 1}));
+    EXPECT_EQ(elements(L), (std::vector<double>{1, 0, 0, 0.5, 1, 0, -0.5, 1, 1}));
+    EXPECT_EQ(elements(U), (std::vector<double>{4, -6, 0, 1, 0, 4, 1, 2.5, 0, 0, 1, 3}));
+  }
+  {
+    auto [P, L, U] = pydd::lu(pydd::transpose(a));  // (4,3)
+    EXPECT_EQ(elements(P), (std::vector<double>{0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0}));
+    const std::vector<double> el = {1, 0, 0, 0.3333333333333333, 1, 0, 0.6666666666666666, -0.5263157894736843, 1,
+                                     0.3333333333333333, 0.052631578947368425, -0.020833333333333405};
+    const std::vector<double> eu = {3, 1, 5, 0, -6.333333333333333, 5.333333333333334, 0, 0, -2.526315789473683};
+    auto gl = elements(L), gu = elements(U);
+    for (size_t i = 0; i < el.size(); ++i) EXPECT_NEAR(el[i], gl[i], 1e-15) << i;
+    for (size_t i = 0; i < eu.size(); ++i) EXPECT_NEAR(eu[i], gu[i], 1e-14) << i;
+  }
+  auto sq = pydd::subarray<2>(a, kAll, Slice{0, 3, 1, false, true});
+  auto [lu, piv] = pydd::ludcmp(sq);
+  EXPECT_EQ(elements(lu), (std::vector<double>{4, -6, 0, 0.5, 4, 1, -0.5, 1, 1}));
+  EXPECT_EQ(elements(piv), (std::vector<int32_t>{1, 1, 2}));
+  auto [lf, pf] = pydd::ludcmp(pydd::astype<float>(sq));
+  static_assert(std::is_same_v<decltype(lf), Array<float, 2>>);
+  EXPECT_EQ(lf(0, 0), 4.0f);
+  auto [li, pi] = pydd::ludcmp(make<int64_t, 2>({2, 2}, {0, 1, 1, 0}));  // ints factor in float64
+  EXPECT_EQ(elements(li), (std::vector<double>{1, 0, 0, 1}));
+  EXPECT_EQ(elements(pi), (std::vector<int32_t>{1, 1}));
+  auto [ls, ps] = pydd::ludcmp(Array<double, 2>::zeros({2, 2}));  // singular: no error, as SciPy
+  EXPECT_EQ(elements(ls), (std::vector<double>(4, 0.0)));
+  EXPECT_TRUE(Raises([&] { pydd::ludcmp(a); }, ErrorKind::ValueError, "expected square matrix"));
+  EXPECT_TRUE(Raises([] { pydd::lu(make<double, 2>({1, 2}, {1, kNaN})); }, ErrorKind::ValueError,
+                     "array must not contain infs or NaNs"));
+}
+
+// ---------------------------------------------------------------------------
+// print() of 1-D arrays
+
+std::string captured;
+void capture(const char* text, int64_t len) { captured.append(text, static_cast<size_t>(len)); }
+
+template <class... A>
+std::string printed(const A&... args) {
+  captured.clear();
+  pydd::print_hook = capture;
+  pydd::print(args...);
+  pydd::print_hook = nullptr;
+  return captured;
+}
+
+TEST(PrintArray, IntsBoolsFloatsAsNumPy) {
+  EXPECT_EQ(printed(make<int64_t, 1>({3}, {1, 2, 3})), "[1 2 3]\n");
+  EXPECT_EQ(printed(make<int32_t, 1>({3}, {-5, 100000, 3})), "[    -5 100000      3]\n");
+  EXPECT_EQ(printed(make<bool, 1>({2}, {true, false})), "[ True False]\n");
+  EXPECT_EQ(printed(make<double, 1>({3}, {1, 2, 3})), "[1. 2. 3.]\n");
+  EXPECT_EQ(printed(make<double, 1>({3}, {0.1, 0.25, 3})), "[0.1  0.25 3.  ]\n");
+  EXPECT_EQ(printed(make<double, 1>({2}, {-0.0, 1})), "[-0.  1.]\n");
+  EXPECT_EQ(printed(make<double, 1>({3}, {kNaN, 1, -kInf})), "[ nan   1. -inf]\n");
+  EXPECT_EQ(printed(make<double, 1>({2}, {1e20, 1})), "[1.e+20 1.e+00]\n");
+  EXPECT_EQ(printed(make<double, 1>({2}, {1e-5, 1.5})), "[1.0e-05 1.5e+00]\n");
+  EXPECT_EQ(printed(make<double, 1>({3}, {1.0 / 3, 2.0 / 3, 1e-3})), "[0.33333333 0.66666667 0.001     ]\n");
+  EXPECT_EQ(printed(make<float, 1>({2}, {16777216.0f, 0.3f})), "[1.6777216e+07 3.0000001e-01]\n");
+  EXPECT_EQ(printed(Array<double, 1>::zeros({0})), "[]\n");
+  EXPECT_EQ(printed("x", pydd::subarray<1>(iota(6), Slice{0, 0, -2, false, false}), 7), "x [5. 3. 1.] 7\n");
+}
+
+TEST(PrintArray, WrapsAt75ColumnsAndSummarizes) {
+  EXPECT_EQ(printed(pydd::arange<int64_t>(int64_t{0}, int64_t{30}, int64_t{1})),
+            "[ 0  1  2  3  4  5  6  7  8  9 10 11 12 13 14 15 16 17 18 19 20 21 22 23\n"
+            " 24 25 26 27 28 29]\n");
+  EXPECT_EQ(printed(iota(3000)), "[0.000e+00 1.000e+00 2.000e+00 ... 2.997e+03 2.998e+03 2.999e+03]\n");
+  EXPECT_EQ(printed(pydd::arange<int64_t>(int64_t{0}, int64_t{2000}, int64_t{1})), "[   0    1    2 ... 1997 1998 1999]\n");
+}
+
+}  // namespace
