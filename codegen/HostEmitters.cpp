@@ -38,6 +38,13 @@ std::string abiType(const Type& t, std::string& defs, int& counter) {
   return desc(kind, "Dtype::Bool", 0, t.elems().size(), t.elems().empty() ? "nullptr" : name);
 }
 
+bool holdsArrays(const Type& t) {
+  if (t.isArray()) return true;
+  for (const Type& e : t.elems())
+    if (holdsArrays(e)) return true;
+  return false;
+}
+
 std::string signature(const Function& f) {
   std::string s = f.name + "(";
   for (size_t i = 0; i < f.params.size(); ++i) s += (i ? ", " : "") + f.params[i].name + ": " + f.params[i].type.str();
@@ -69,9 +76,14 @@ std::string emitPythonGlue(const Module& m) {
     std::string defs, params;
     if (!f->params.empty()) {
       std::vector<bool> written = writtenArrayParams(m, *f);
-      for (size_t i = 0; i < f->params.size(); ++i)
-        params += "    {\"" + f->params[i].name + "\", " + abiType(f->params[i].type, defs, counter) + ", " +
-                  (written[i] ? "true" : "false") + "},\n";
+      for (size_t i = 0; i < f->params.size(); ++i) {
+        // ArrayEffects follows array parameters only: arrays inside a list
+        // or tuple parameter may be written, so the bridge wants them writable.
+        const Type& t = f->params[i].type;
+        const bool mayWrite = written[i] || (!t.isArray() && holdsArrays(t));
+        params += "    {\"" + f->params[i].name + "\", " + abiType(t, defs, counter) + ", " +
+                  (mayWrite ? "true" : "false") + "},\n";
+      }
     }
     results.push_back(f->returnType.isVoid() ? "{Kind::Void, Dtype::Bool, 0, 0, nullptr}"
                                              : abiType(f->returnType, defs, counter));
