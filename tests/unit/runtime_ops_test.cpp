@@ -511,6 +511,17 @@ TEST(Reduce, ArgminArgmax) {
   big(3000) = kNaN;
   EXPECT_EQ(pydd::argmax(big), 3000);
   EXPECT_EQ(pydd::argmin(pydd::subarray<1>(iota(5000), Slice{0, 0, -1, false, false})), 4999);
+  // Ties in different vector lanes: the smaller index wins, whatever the lane.
+  auto ties = Array<double, 1>::zeros({64});
+  ties(16) = 5, ties(13) = 5;
+  EXPECT_EQ(pydd::argmax(ties), 13);
+  auto ti = Array<int32_t, 1>::zeros({100});
+  ti(70) = -1, ti(33) = -1;
+  EXPECT_EQ(pydd::argmin(ti), 33);
+  auto tf = pydd::astype<float>(iota(100));
+  tf(90) = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(pydd::argmin(tf), 90);
+  EXPECT_EQ(pydd::argmax(pydd::astype<float>(iota(100))), 99);
   EXPECT_TRUE(Raises([] { pydd::argmin(Array<double, 1>::zeros({0})); }, ErrorKind::ValueError,
                      "attempt to get argmin of an empty sequence"));
   EXPECT_TRUE(Raises([] { pydd::argmax(Array<double, 1>::zeros({0})); }, ErrorKind::ValueError,

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <type_traits>
 
 #include "pydd/elementwise.h"
@@ -108,6 +109,66 @@ const T* memory_order(const T* in, const int64_t* shape, const int64_t* strides,
   }
   return in;
 }
+
+struct Greater {
+  template <class T>
+  bool operator()(T x, T best) const {
+    return x > best;
+  }
+};
+struct Less {
+  template <class T>
+  bool operator()(T x, T best) const {
+    return x < best;
+  }
+};
+
+/// The extreme (by Better) of n >= 1 contiguous elements, noting any NaN.
+/// Independent lanes break the dependency chain and let g++ keep them in
+/// vector registers (a NaN-propagating select is not a reduction it knows).
+template <class Better, class T>
+T block_extreme(const T* p, int64_t n, bool* nan) {
+  constexpr int L = 64 / sizeof(T) < 8 ? 8 : 64 / sizeof(T);
+  constexpr bool kFloat = std::is_floating_point_v<T>;
+  T m = p[0];
+  int64_t i = 0;
+  if (n >= 2 * L) {
+    T lane[L], bad[L];
+    for (int j = 0; j < L; ++j) lane[j] = p[j], bad[j] = p[j] != p[j];
+    for (i = L; i + L <= n; i += L)
+      for (int j = 0; j < L; ++j) {
+        const T x = p[i + j];
+        lane[j] = Better{}(x, lane[j]) ? x : lane[j];
+        if constexpr (kFloat) bad[j] = x != x ? T(1) : bad[j];
+      }
+    m = lane[0];
+    for (int j = 0; j < L; ++j) {
+      m = Better{}(lane[j], m) ? lane[j] : m;
+      *nan = *nan || bad[j] != 0;
+    }
+  }
+  for (; i < n; ++i) {
+    m = Better{}(p[i], m) ? p[i] : m;
+    if constexpr (kFloat) *nan = *nan || p[i] != p[i];
+  }
+  return m;
+}
+
+/// min and max: contiguous rows through block_extreme.
+template <class T, class Better, class F>
+struct ExtremeAcc {
+  template <int Mode>
+  void row(T& o, const T* p, int64_t n, int64_t s) const {
+    if constexpr (Mode == 1) {
+      bool nan = false;
+      const T m = block_extreme<Better>(p, n, &nan);
+      o = nan ? std::numeric_limits<T>::quiet_NaN() : F{}(o, m);
+    } else {
+      FoldAcc<T, F>{}.template row<Mode>(o, p, n, s);
+    }
+  }
+  void step(T& o, T x) const { o = F{}(o, x); }
+};
 
 /// Folds `in` into `out` with acc. out's layout has in's rank with length 1
 /// on the reduced axes; out must already hold the starting values.
@@ -219,7 +280,7 @@ Array<R, N - 1> reduce_axis(const Acc& acc, R init, const Array<T, N>& a, int64_
 }
 
 /// min/max along an axis: NumPy starts from the first slice (no identity).
-template <class F, class T, int N>
+template <class F, class Better, class T, int N>
 Array<T, N - 1> extreme_axis(const char* op, const Array<T, N>& a, int64_t axis) {
   static_assert(N >= 2, "axis reductions need a rank >= 2 array (use the full reduction)");
   const int ax = check_axis(axis, N);
@@ -231,9 +292,46 @@ Array<T, N - 1> extreme_axis(const char* op, const Array<T, N>& a, int64_t axis)
   for (int k = 0, j = 0; k < N; ++k)
     if (k != ax) sshape[j] = a.shape(k), sstrides[j++] = a.stride(k);
   assign(r.out, Array<T, N - 1>::borrow(a.data(), sshape, sstrides));
-  reduce_into<FoldAcc<T, F>, T, T, N>(FoldAcc<T, F>{}, r.out.data(), r.shape, r.strides, a.data(), a.shape(),
+  using Acc = ExtremeAcc<T, Better, F>;
+  reduce_into<Acc, T, T, N>(Acc{}, r.out.data(), r.shape, r.strides, a.data(), a.shape(),
                                       a.strides());
   return r.out;
+}
+
+/// First position (by Better) in n >= 1 contiguous elements, or of the
+/// first NaN. Lanes keep their own best value and index (a select the
+/// compiler vectorizes); ties between lanes go to the smaller index.
+template <class Better, class T>
+int64_t row_arg_extreme(const T* p, int64_t n) {
+  constexpr int L = 64 / sizeof(T) < 8 ? 8 : 64 / sizeof(T);
+  int64_t at = 0, i = 0;
+  bool nan = false;
+  if (n >= 2 * L) {
+    T val[L], bad[L];
+    int64_t pos[L];
+    for (int j = 0; j < L; ++j) val[j] = p[j], pos[j] = j, bad[j] = p[j] != p[j];
+    for (i = L; i + L <= n; i += L)
+      for (int j = 0; j < L; ++j) {
+        const T x = p[i + j];
+        const bool c = Better{}(x, val[j]);
+        val[j] = c ? x : val[j];
+        pos[j] = c ? i + j : pos[j];
+        if constexpr (std::is_floating_point_v<T>) bad[j] = x != x ? T(1) : bad[j];
+      }
+    for (int j = 0; j < L; ++j) {
+      nan = nan || bad[j] != 0;
+      if (Better{}(val[j], p[at]) || (val[j] == p[at] && pos[j] < at)) at = pos[j];
+    }
+  }
+  if (!nan)
+    for (; i < n; ++i) {
+      if (p[i] != p[i]) return i;
+      if (Better{}(p[i], p[at])) at = i;
+    }
+  if (nan || p[at] != p[at])
+    for (i = 0; i < n; ++i)
+      if (p[i] != p[i]) return i;
+  return at;
 }
 
 /// Scans in C order for the flat index of the first extreme (Better says
@@ -246,52 +344,26 @@ int64_t arg_extreme(const char* name, const Array<T, N>& a) {
     throw Error(ErrorKind::ValueError, msg);
   }
   const Layout layout[1] = {{N, a.shape(), a.strides()}};
-  const Nest<1> nest(layout);
-  const T* base = a.data();
-  T best = base[0];
+  const Nest<1> nest(layout);  // C order: drops and merges axes, never reorders
+  T best = a.data()[0];
   int64_t best_at = 0, seen = 0;
-  bool stop = best != best;  // NaN first: index 0
+  bool stop = best != best;
   for_rows(nest, [&](int64_t n, const int64_t* off, const int64_t* st) {
-    const T* p = base + off[0];
+    const T* p = a.data() + off[0];
     const int64_t s = st[0];
-    // Blocks: find the block's extreme with a loop that vectorizes, and look
-    // for its position only when it beats the best so far.
-    constexpr int64_t kBlock = 512;
-    for (int64_t b = 0; b < n && !stop; b += kBlock) {
-      const int64_t e = n - b < kBlock ? n : b + kBlock;
-      T m = p[b * s];
-      bool nan = false;
-      if (s == 1) {
-        for (int64_t i = b; i < e; ++i) m = Better{}(p[i], m) ? p[i] : m, nan |= p[i] != p[i];
-      } else {
-        for (int64_t i = b; i < e; ++i) m = Better{}(p[i * s], m) ? p[i * s] : m, nan |= p[i * s] != p[i * s];
-      }
-      if (!nan && !Better{}(m, best)) continue;
-      for (int64_t i = b; i < e; ++i) {
+    if (!stop && s == 1) {
+      const int64_t i = row_arg_extreme<Better>(p, n);
+      if (p[i] != p[i] || Better{}(p[i], best)) best = p[i], best_at = seen + i, stop = p[i] != p[i];
+    } else {
+      for (int64_t i = 0; i < n && !stop; ++i) {
         const T x = p[i * s];
-        if (x != x || (!nan && x == m)) {
-          best = x, best_at = seen + i, stop = x != x;
-          break;
-        }
+        if (x != x || Better{}(x, best)) best = x, best_at = seen + i, stop = x != x;
       }
     }
     seen += n;
   });
   return best_at;
 }
-
-struct Greater {
-  template <class T>
-  bool operator()(T x, T best) const {
-    return x > best;
-  }
-};
-struct Less {
-  template <class T>
-  bool operator()(T x, T best) const {
-    return x < best;
-  }
-};
 
 /// True when pred holds for some element; stops at the first block that has one.
 template <class T, int N, class Pred>
@@ -338,13 +410,13 @@ R mean(const Array<T, N>& a) {
 template <class T, int N>
 T min(const Array<T, N>& a) {
   if (a.size() == 0) detail::throw_no_identity("minimum");
-  return detail::reduce_all(detail::FoldAcc<T, op::minimum>{}, a.data()[0], a);
+  return detail::reduce_all(detail::ExtremeAcc<T, detail::Less, op::minimum>{}, a.data()[0], a);
 }
 /// a.max(); NaN propagates; ValueError for an empty array.
 template <class T, int N>
 T max(const Array<T, N>& a) {
   if (a.size() == 0) detail::throw_no_identity("maximum");
-  return detail::reduce_all(detail::FoldAcc<T, op::maximum>{}, a.data()[0], a);
+  return detail::reduce_all(detail::ExtremeAcc<T, detail::Greater, op::maximum>{}, a.data()[0], a);
 }
 /// a.argmin(): flat C-order index of the first minimum (or first NaN).
 template <class T, int N>
@@ -419,11 +491,11 @@ Array<R, N - 1> mean_axis(const Array<T, N>& a, int64_t axis) {
 }
 template <class T, int N>
 Array<T, N - 1> min_axis(const Array<T, N>& a, int64_t axis) {
-  return detail::extreme_axis<op::minimum>("minimum", a, axis);
+  return detail::extreme_axis<op::minimum, detail::Less>("minimum", a, axis);
 }
 template <class T, int N>
 Array<T, N - 1> max_axis(const Array<T, N>& a, int64_t axis) {
-  return detail::extreme_axis<op::maximum>("maximum", a, axis);
+  return detail::extreme_axis<op::maximum, detail::Greater>("maximum", a, axis);
 }
 
 }  // namespace pydd
