@@ -16,7 +16,7 @@ namespace {
 
 std::vector<std::string> commonFlags(const ToolchainOptions& o) {
   // No FMA contraction: results must match NumPy's, operation by operation.
-  std::vector<std::string> flags = {"-std=c++17", "-fPIC", "-fwrapv", "-ffp-contract=off", "-DNDEBUG",
+  std::vector<std::string> flags = {"-std=c++17", "-fPIC", "-fwrapv", "-ffp-contract=off", "-fno-math-errno", "-DNDEBUG",
                                     "-I" PYDD_RUNTIME_INCLUDE_DIR};
   // -O0 keeps the C++ unoptimized too, for debugging and fast test builds;
   // -O3 also tunes for the machine the kernel is built on, as Numba does.

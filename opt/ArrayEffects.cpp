@@ -23,7 +23,7 @@ class UseScanner : public Visitor {
     if (auto* a = dyn_cast<Assign>(&s)) {
       for (auto& t : a->targets) {
         if (auto* idx = dyn_cast<Index>(t.get())) {
-          if (isVar(*idx->base)) mayWrite = true;
+          if (refersTo(*idx->base)) mayWrite = true;
           for (auto& i : idx->indices) visit(*i);
         } else if (auto* v = dyn_cast<VarRef>(t.get()); v && v->name == Var) {
           // Rebinding the name does not write the caller's array, but
@@ -33,24 +33,30 @@ class UseScanner : public Visitor {
         }
       }
       if (a->value) {
-        // `B = A` makes an alias the scanner does not follow.
-        if (isVar(*a->value)) mayWrite = true;
+        // `B = A` or `B = A[i, :]` makes an alias the scanner does not follow.
+        if (refersTo(*a->value)) mayWrite = true;
         else visit(*a->value);
       }
       return;
     }
-    if (auto* r = dyn_cast<Return>(&s); r && r->value && isVar(*r->value)) return;
+    if (auto* r = dyn_cast<Return>(&s); r && r->value && refersTo(*r->value)) {
+      // Returning the array (or a view of it) hands it to the caller, who
+      // may write it: as for an alias, stay conservative unless it is the
+      // whole array, which the bridge returns as the argument itself.
+      if (!isVar(*r->value)) mayWrite = true;
+      return;
+    }
     visitChildren(s);
   }
 
   void visit(const Expr& e) override {
     if (auto* c = dyn_cast<Call>(&e)) {
       for (size_t i = 0; i < c->args.size(); ++i) {
-        if (!isVar(*c->args[i])) {
+        if (!refersTo(*c->args[i])) {
           visit(*c->args[i]);
           continue;
         }
-        if (c->target == CallTarget::Library && !c->library->hasSideEffects()) continue;
+        if (c->target == CallTarget::Library && !(c->library->writesArgs >> i & 1u)) continue;
         if (c->target == CallTarget::User) {
           auto it = Effects.find(M.find(c->callee));
           if (it != Effects.end() && i < it->second.size() && !it->second[i]) continue;
@@ -60,14 +66,16 @@ class UseScanner : public Visitor {
       return;
     }
     if (auto* idx = dyn_cast<Index>(&e)) {
-      // An element load reads only.
-      if (!isVar(*idx->base)) visit(*idx->base);
+      // An element load reads only; a view in a position not seen above
+      // (a list element, a tuple part) may be written later.
+      if (refersTo(e) && !isVar(e)) mayWrite = true;
+      if (!refersTo(*idx->base)) visit(*idx->base);
       for (auto& i : idx->indices) visit(*i);
       return;
     }
     if (auto* s = dyn_cast<Select>(&e)) {
       // A conditional may yield the array itself: an alias.
-      if (isVar(*s->trueValue) || isVar(*s->falseValue)) mayWrite = true;
+      if (refersTo(*s->trueValue) || refersTo(*s->falseValue)) mayWrite = true;
     }
     visitChildren(e);
   }
@@ -76,6 +84,16 @@ class UseScanner : public Visitor {
   bool isVar(const Expr& e) const {
     auto* v = dyn_cast<VarRef>(&e);
     return v && v->name == Var;
+  }
+
+  /// The array itself or a view of it (a slice, a row, a transpose).
+  bool refersTo(const Expr& e) const {
+    if (isVar(e)) return true;
+    if (!e.type.isArray()) return false;
+    if (auto* idx = dyn_cast<Index>(&e)) return refersTo(*idx->base);
+    if (auto* c = dyn_cast<Call>(&e); c && c->library && c->library->returnsView && !c->args.empty())
+      return refersTo(*c->args[0]);
+    return false;
   }
 
   const Module& M;

@@ -112,8 +112,8 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
       {"acos", "numpy.arccos", {"pydd::op::arccos", "acos(a)", Compute::Float, false, true}},
       {"asin", "numpy.arcsin", {"pydd::op::arcsin", "asin(a)", Compute::Float, false, true}},
       {"atan", "numpy.arctan", {"pydd::op::arctan", "atan(a)", Compute::Float, false, true}},
-      {"floor", "numpy.floor", {"pydd::op::floor", "floor(a)", Compute::Float, false, true}},
-      {"ceil", "numpy.ceil", {"pydd::op::ceil", "ceil(a)", Compute::Float, false, true}},
+      {"floor", "numpy.floor", {"pydd::op::floor", "floor(a)", Compute::Common, false, true}},
+      {"ceil", "numpy.ceil", {"pydd::op::ceil", "ceil(a)", Compute::Common, false, true}},
   };
   for (const Spec& s : binary) {
     bool isPow = std::string(s.name) == "pow";
