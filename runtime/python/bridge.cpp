@@ -497,12 +497,30 @@ void from_python(const pabi::TypeDesc& t, PyObject* obj, void* out, const Where&
       auto& raw = *static_cast<pabi::RawList*>(out);
       raw.items = pabi::alloc_items(n, size);
       raw.size = n;
+      char* items = static_cast<char*>(raw.items);
       for (Py_ssize_t i = 0; i < n; ++i) {
         // Converting an element may run Python code (__index__) that changes the list.
         if (i >= PyList_GET_SIZE(obj)) throw py::value_error(w.str() + ": the list changed size during the call");
-        auto item = py::reinterpret_borrow<py::object>(PyList_GET_ITEM(obj, i));
+        PyObject* x = PyList_GET_ITEM(obj, i);
+        // The common cases first, without running any Python code.
+        if (t.elems[0].kind == pabi::Kind::Scalar) {
+          const pabi::Dtype d = t.elems[0].dtype;
+          if (d == pabi::Dtype::Float64 && PyFloat_CheckExact(x)) {
+            reinterpret_cast<double*>(items)[i] = PyFloat_AS_DOUBLE(x);
+            continue;
+          }
+          if (d == pabi::Dtype::Int64 && PyLong_CheckExact(x)) {
+            int overflow;
+            const long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+            if (!overflow) {
+              reinterpret_cast<int64_t*>(items)[i] = v;
+              continue;
+            }
+          }
+        }
+        auto item = py::reinterpret_borrow<py::object>(x);
         const Where at{w.fi, w.param, &w, "element", i};
-        from_python(t.elems[0], item.ptr(), static_cast<char*>(raw.items) + i * size, at, written, nullptr, st);
+        from_python(t.elems[0], item.ptr(), items + i * size, at, written, nullptr, st);
       }
       return;
     }
