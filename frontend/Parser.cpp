@@ -279,9 +279,20 @@ class Lowerer {
     if (!ts_node_is_null(field(n, "alternative")))
       return error(field(n, "alternative"), "'else' clauses on loops are not supported in pydd kernels");
     TSNode left = field(n, "left");
-    if (typeOf(left) != "identifier")
-      return error(left, "a for loop must bind a single variable in pydd kernels");
-    f->var = text(left).str();
+    // `for k, v in d.items()` binds a temporary and unpacks it first thing
+    // in the body, which is what Python does.
+    std::unique_ptr<Assign> unpack;
+    llvm::StringRef lt = typeOf(left);
+    if (lt == "pattern_list" || lt == "tuple_pattern" || lt == "list_pattern") {
+      f->var = newTemp("item");
+      unpack = std::make_unique<Assign>(locOf(left));
+      targets(left, unpack->targets);
+      unpack->value = std::make_unique<VarRef>(locOf(left), f->var);
+    } else if (lt != "identifier") {
+      return error(left, "a for loop must bind a variable or a tuple of variables in pydd kernels");
+    } else {
+      f->var = text(left).str();
+    }
     f->varLoc = locOf(left);
     TSNode right = field(n, "right");
     // `range(...)` is loop syntax, not a value: keep its bounds apart.
@@ -313,6 +324,7 @@ class Lowerer {
       f->iterable = expr(right);
     }
     f->body = block(field(n, "body"));
+    if (unpack) f->body->stmts.insert(f->body->stmts.begin(), std::move(unpack));
     out.stmts.push_back(std::move(f));
   }
 

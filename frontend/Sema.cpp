@@ -1242,12 +1242,27 @@ class FunctionTyper {
   std::set<std::string> Unbound;
 };
 
+/// Heaps live inside kernels: every function of a module is callable from
+/// Python or C++, and a heap has no value there (it is a list in Python).
+bool containsHeap(const Type& t) {
+  if (t.isHeap()) return true;
+  for (auto& e : t.elems())
+    if (containsHeap(e)) return true;
+  return false;
+}
+
 void checkSignatures(Module& m, Diagnostics& diag) {
   std::set<std::string> seen;
   for (auto& f : m.functions) {
     if (!seen.insert(f->name).second) diag.error(f->loc, "function '" + f->name + "' is defined twice");
-    for (auto& p : f->params)
+    for (auto& p : f->params) {
       if (p.type.isUnknown()) diag.error(p.loc, "parameter '" + p.name + "' has no usable type");
+      if (containsHeap(p.type))
+        diag.error(p.loc, "parameter '" + p.name + "' is a " + p.type.str() +
+                              ", which has no Python equivalent to pass; pass a List and build the heap inside");
+    }
+    if (containsHeap(f->returnType))
+      diag.error(f->loc, "'" + f->name + "' returns a " + f->returnType.str() + ", which has no Python equivalent; return a List");
   }
 }
 

@@ -350,8 +350,17 @@ TEST(Parse, RangeArgumentErrors) {
   expectError("def f():\n    for i in range():\n        pass\n", 2, 14, "range expected 1 to 3 arguments, got 0");
   expectError("def f():\n    for i in range(1, 2, 3, 4):\n        pass\n", 2, 14, "range expected 1 to 3 arguments, got 4");
   expectError("def f():\n    for i in range(stop=3):\n        pass\n", 2, 20, "range() takes no keyword arguments");
-  expectError("def f(A: Array(int)):\n    for i, j in A:\n        pass\n", 2, 9,
-              "a for loop must bind a single variable in pydd kernels");
+  expectError("def f(A: Array(int)):\n    for A[0] in A:\n        pass\n", 2, 9,
+              "a for loop must bind a variable or a tuple of variables in pydd kernels");
+}
+
+TEST(Parse, ForWithATupleTargetUnpacksFirstThing) {
+  std::unique_ptr<Module> m;
+  const Function& f = parseFunction("def f(d: Dict(int64, float64)):\n    for k, v in d.items():\n        pass\n", m);
+  auto& loop = static_cast<const For&>(*f.body->stmts[0]);
+  auto& unpack = static_cast<const Assign&>(*loop.body->stmts[0]);
+  ASSERT_EQ(unpack.targets.size(), 2u);
+  EXPECT_EQ(static_cast<const VarRef&>(*unpack.value).name, loop.var);
 }
 
 TEST(Parse, While) {

@@ -770,6 +770,17 @@ TEST(Errors, AxisOutOfRangeIsReportedAtTheAxis) {
               "axis -3 is out of bounds for array of dimension 2");
 }
 
+TEST(Errors, HeapsStayInsideKernels) {
+  expectError("def f(h: Heap(float64)):\n    pass\n", 1, 7, "parameter 'h' is a Heap(float64), which has no Python equivalent");
+  expectError("def f() -> Heap(int64):\n    h: Heap(int64) = heapinit()\n    return h\n", 1, 1, "'f' returns a Heap(int64)");
+}
+
+TEST(Containers, ForOverItemsUnpacksPairs) {
+  Analyzed a = accept("def f(d: Dict(int64, float32)) -> float64:\n    s = 0.0\n    for k, v in d.items():\n        s += k * v\n    return s\n");
+  EXPECT_EQ(a.typeOf("k"), i64);
+  EXPECT_EQ(a.typeOf("v"), f32);
+}
+
 TEST(Errors, InPlaceOperatorsKeepTheArrayType) {
   expectError("def f(A: Array(int64)):\n    A += 1.5\n", 2, 7,
               "cannot store the float64 result of 'A op= ...' into Array(int64, 1) in place");

@@ -57,7 +57,7 @@ R list_sum(const L& l) {
 /// and compares with `<` (so a NaN is only replaced by a later smaller value).
 template <class R, class L, class Better>
 R list_extreme(const L& l, const char* name, Better better) {
-  if (l.size() == 0) throw Error(ErrorKind::ValueError, std::string(name) + "() arg is an empty sequence");
+  if (l.size() == 0) throw Error(ErrorKind::ValueError, (std::string(name) + "() arg is an empty sequence").c_str());
   R best = l[0];
   for (int64_t i = 1; i < l.size(); ++i)
     if (better(static_cast<R>(l[i]), best)) best = l[i];
