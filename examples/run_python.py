@@ -47,6 +47,16 @@ def main():
         ok &= row(f"iteration {it}: labels == argmin", bool((labels == D_np.argmin(axis=1)).all()), True)
         ok &= row(f"iteration {it}: centers", C.round(3)[0], C_np.round(3)[0])
         print(f"  {'':<32} ({changed} points changed label)")
+
+    arrays = compiled("arrays")
+    X = rng.normal(loc=3.0, scale=2.0, size=(500, 4))
+    Z = arrays.standardize(X)
+    ok &= row("standardize: column means", Z.mean(axis=0).round(12) + 0.0, np.zeros(4))
+    ok &= row("standardize: column stds", Z.std(axis=0).round(12), np.ones(4))
+    A = rng.random((3, 5))
+    ok &= row("row_normalize: row 0", arrays.row_normalize(A)[0].round(6), (A[0] / A[0].sum()).round(6))
+    x = rng.random(1000)
+    ok &= row("top_k(x, 3)", arrays.top_k(x, 3), [int(i) for i in np.argsort(x)[-3:]])
     if not ok:
         sys.exit("some results differ from the reference")
 

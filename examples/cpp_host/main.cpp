@@ -1,10 +1,12 @@
 // A C++ program that calls pydd kernels with no Python involved: the
-// kernels were compiled with `pyddc --host=cpp` into libnumeric.a and
-// libkmeans.a, whose headers declare them in namespaces numeric and kmeans.
+// kernels were compiled with `pyddc --host=cpp` into libnumeric.a,
+// libkmeans.a and libarrays.a, whose headers declare them in namespaces
+// numeric, kmeans and arrays.
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
+#include "arrays.h"
 #include "kmeans.h"
 #include "numeric.h"
 
@@ -37,6 +39,17 @@ int main() {
   pydd::Array<double, 2> C2 = kmeans::update_centers(X, labels, k);
   report("new center 1, x", C2(1, 0), 31.0 / 3);
   report("new center 1, y", C2(1, 1), 31.0 / 3);
+
+  // Whole-array kernels return new arrays; lists come back as pydd::List.
+  std::vector<double> table = {1, 3, 2, 2, 5, 5};
+  auto T = pydd::Array<double, 2>::borrow(table.data(), {2, 3});
+  pydd::Array<double, 2> R = arrays::row_normalize(T);
+  report("row_normalize(T)[0, 1]", R(0, 1), 0.5);
+  pydd::Array<double, 2> Z = arrays::standardize(T);
+  report("standardize(T)[1, 0]", Z(1, 0), 1.0);
+  std::vector<double> values = {0.5, 9, 3, 7, 1};
+  auto top = arrays::top_k(pydd::Array<double, 1>::borrow(values.data(), {5}), 2);
+  report("top_k(values, 2)[1]", double(top[1]), 1);
 
   // Kernel errors arrive as pydd::Error with the Python exception's kind.
   try {
