@@ -19,7 +19,8 @@ Type elementwiseType(const Call& c, TypeRuleError& err) {
   }
   ScalarKind compute = elementComputeKind(c);
   if (rule.rejectsBool && compute == ScalarKind::Bool)
-    return fail(err, -1, std::string(c.callee) + "() is not supported on bool operands; convert them to a number type first");
+    return fail(err, -1, std::string(c.callee) + " (" + rule.formula +
+                             ") is not supported on bool operands; convert them to a number type first");
   ScalarKind result = rule.resultBool ? ScalarKind::Bool : compute;
   return rank ? Type::array(result, rank) : Type::scalar(result);
 }

@@ -642,7 +642,7 @@ TEST(Errors, OperatorsOnArraysAndBadOperands) {
   expectError("def f(A: Array(float64), B: Array(float64)) -> bool:\n    return A < B < A\n", 2, 12,
               "a comparison chain on arrays is ambiguous");
   expectError("def f(A: Array(bool)) -> Array(bool):\n    return A - A\n", 2, 12,
-              "sub() is not supported on bool operands");
+              "sub (a - b) is not supported on bool operands");
   expectError("def f(x: float64) -> float64:\n    return x & 1\n", 2, 12, "unsupported operand types for &: float64 and int64");
   expectError("def f(x: float64):\n    print(~x)\n", 2, 11, "bad operand type for unary ~: float64");
 }
