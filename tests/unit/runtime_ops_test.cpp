@@ -278,6 +278,114 @@ TEST(Elementwise, PowerWrapsAndRejectsNegativeExponents) {
   EXPECT_TRUE(std::isnan(f(0)));
 }
 
+// Bases that exercise every branch of pow: signed zeros, infinities, NaNs
+// (both signs), subnormals, squares that overflow or underflow, negative
+// bases, plus random bit patterns.
+template <class T, class U>
+std::vector<T> power_bases(int64_t random_count) {
+  std::vector<T> v = {T(0), -T(0), std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(),
+                      std::numeric_limits<T>::quiet_NaN(), -std::numeric_limits<T>::quiet_NaN(),
+                      std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min(),
+                      std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), -std::numeric_limits<T>::max(),
+                      T(1), T(-1), T(2), T(-2), T(0.5), T(-0.5), T(3), T(1e-20), T(-1e-20), T(1e20), T(-3.25)};
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int64_t i = 0; i < random_count; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
+    U u = static_cast<U>(x >> (64 - 8 * sizeof(U)));
+    T t;
+    std::memcpy(&t, &u, sizeof t);
+    v.push_back(t);
+  }
+  return v;
+}
+
+// What NumPy computes for float array ** scalar: its fast_scalar_power uses
+// square, positive, ones_like, reciprocal and sqrt for these exponents and
+// pow otherwise. (glibc's pow differs from x * x, 1 / x and sqrt in the last
+// bit for ~0.05% of bases and in the sign of a NaN, so the fast paths are
+// checked against NumPy's definition, and the rest against pow itself.)
+template <class T>
+T numpy_power(T x, double e) {
+  volatile T exponent = static_cast<T>(e);  // pow at run time, not folded by g++
+  if (e == 2) return x * x;
+  if (e == 1) return x;
+  if (e == 0) return T(1);
+  if (e == -1) return T(1) / x;
+  if (e == 0.5) return std::sqrt(x);
+  return std::pow(x, static_cast<T>(exponent));
+}
+
+template <class T, class U>
+void check_power_bits(double exponent) {
+  const std::vector<T> bases = power_bases<T, U>(200000);
+  const int64_t n = static_cast<int64_t>(bases.size());
+  auto a = make<T, 1>({n}, bases);
+  auto check = [&](const Array<T, 1>& r, const char* how) {
+    ASSERT_EQ(r.size(), n);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const T want = numpy_power(bases[i], exponent);
+      if (std::memcmp(&want, &r.data()[i], sizeof(T)) != 0 && bad++ < 3)
+        ADD_FAILURE() << how << ": " << bases[i] << " ** " << exponent << " gave " << r.data()[i] << ", want "
+                      << want;
+    }
+    EXPECT_EQ(bad, 0) << how << " exponent " << exponent;
+  };
+  check(pydd::map2<T, T>("power", pydd::op::power{}, a, static_cast<T>(exponent)), "float exponent");
+  if (exponent == std::floor(exponent))
+    check(pydd::map2<T, T>("power", pydd::op::power{}, a, static_cast<int64_t>(exponent)), "int exponent");
+  // A strided view of the same bases: every other element.
+  auto twice = Array<T, 1>::empty({2 * n});
+  for (int64_t i = 0; i < n; ++i) twice.data()[2 * i] = bases[i], twice.data()[2 * i + 1] = T(7);
+  auto every_other = Array<T, 1>::borrow(twice.data(), {n}, {2});
+  check(pydd::map2<T, T>("power", pydd::op::power{}, every_other, static_cast<T>(exponent)), "strided base");
+}
+
+TEST(Elementwise, PowerScalarExponentMatchesNumPyBits) {
+  for (double e : {2.0, 1.0, 0.0, -0.0, -1.0, 0.5, 3.0, -2.0, 2.5, -0.5})
+    check_power_bits<double, uint64_t>(e), check_power_bits<float, uint32_t>(e);
+  // NumPy's sqrt for ** 0.5, unlike pow: -0.0 stays -0.0 and -inf gives nan.
+  auto h = pydd::map2<double, double>("power", pydd::op::power{}, make<double, 1>({3}, {-0.0, -kInf, 4}), 0.5);
+  EXPECT_TRUE(Same(-0.0, h.data()[0]));
+  EXPECT_TRUE(std::isnan(h.data()[1]));
+  EXPECT_EQ(h.data()[2], 2.0);
+  // A float32 array ** a float64 exponent that rounds to 2.0f is not squared.
+  auto f = pydd::map2<float, float>("power", pydd::op::power{}, make<float, 1>({1}, {3.0f}), 2.0000000001);
+  EXPECT_EQ(f.data()[0], std::pow(3.0f, 2.0f));
+}
+
+TEST(Elementwise, PowerScalarExponentShapesAndInts) {
+  // Exponent 0 keeps the shape (also 2-D and empty) and gives ones, even for nan.
+  auto x = make<double, 2>({2, 2}, {kNaN, -kInf, -0.0, 5});
+  auto one = pydd::map2<double, double>("power", pydd::op::power{}, x, int64_t{0});
+  EXPECT_EQ(one.shape(0), 2);
+  EXPECT_EQ(one.shape(1), 2);
+  EXPECT_EQ(elements(one), (std::vector<double>{1, 1, 1, 1}));
+  auto none = pydd::map2<double, double>("power", pydd::op::power{}, Array<double, 2>::zeros({0, 3}), 2.0);
+  EXPECT_EQ(none.shape(0), 0);
+  EXPECT_EQ(none.shape(1), 3);
+  // Transposed 2-D operand, result C-contiguous.
+  auto t = pydd::map2<double, double>("power", pydd::op::power{}, pydd::transpose(iota2(2, 3)), 2.0);
+  EXPECT_EQ(elements(t), (std::vector<double>{0, 9, 1, 16, 4, 25}));
+  // Integers: squares wrap, 1 and 0 are exact; negative exponents still raise.
+  const int64_t big = int64_t{3037000500};  // big * big overflows int64
+  auto i = make<int64_t, 1>({4}, {-3, 0, big, INT64_MIN});
+  for (int64_t e : {0, 1, 2, 3}) {
+    auto r = pydd::map2<int64_t, int64_t>("power", pydd::op::power{}, i, e);
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(r.data()[k], pydd::power(i.data()[k], e)) << k << " ** " << e;
+  }
+  auto i32 = pydd::map2<int32_t, int32_t>("power", pydd::op::power{}, make<int32_t, 1>({2}, {46341, -7}), 2);
+  EXPECT_EQ(elements(i32), (std::vector<int32_t>{pydd::power(46341, 2), 49}));
+  EXPECT_TRUE(Raises([] { pydd::map2<int64_t, int64_t>("power", pydd::op::power{}, iota(3), int64_t{-1}); },
+                     ErrorKind::ValueError, "Integers to negative integer powers are not allowed."));
+  // An int array with a float exponent computes in float64.
+  auto f = pydd::map2<double, double>("power", pydd::op::power{}, make<int64_t, 1>({3}, {-2, 0, 3}), -1.0);
+  EXPECT_EQ(elements(f), (std::vector<double>{-0.5, kInf, 1.0 / 3}));
+  // bool ** bool is computed as bool.
+  auto b = pydd::map2<bool, bool>("power", pydd::op::power{}, make<bool, 1>({2}, {false, true}), false);
+  EXPECT_EQ(elements(b), (std::vector<bool>{true, true}));
+}
+
 TEST(Elementwise, IntArithmeticWraps) {
   const int32_t big = std::numeric_limits<int32_t>::max();
   auto a = make<int32_t, 1>({2}, {big, std::numeric_limits<int32_t>::min()});

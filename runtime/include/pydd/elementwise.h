@@ -463,13 +463,63 @@ auto map1(const char* name, F f, const A& a) {
   else return detail::map_new<R>(name, g, a);
 }
 
+namespace detail {
+
+/// array ** scalar for the exponents NumPy special-cases (fast_scalar_power
+/// in numpy/core/src/multiarray/number.c), decided once per call: for float
+/// arrays 2 -> square (x * x), 1 -> positive (a copy), 0 -> ones, -1 ->
+/// reciprocal (1 / x), 0.5 -> sqrt; for integers 2 (and the trivial 1, 0).
+/// These give NumPy's bits exactly. They are not always pow's: glibc's pow
+/// is not correctly rounded (x * x, 1 / x and sqrt are) and differs from
+/// them in the last bit for ~0.05% of doubles, returns +nan for a -nan base,
+/// and pow(-0.0, 0.5) is +0.0 where sqrt gives -0.0 (NumPy's answer), pow(-inf,
+/// 0.5) is inf where sqrt gives nan. Fills `out` and returns true when it
+/// applies.
+template <class R, class C, class A, class E>
+bool power_fast(const char* name, const A& a, E exponent, Array<R, rank_v<A>>* out) {
+  using T = elem_t<A>;
+  constexpr int N = rank_v<A>;
+  if constexpr (std::is_same_v<C, bool>) {
+    return false;
+  } else {
+    // The exponent as given, as NumPy tests it (a float32 array ** 2.0000001
+    // computes powf(x, 2.0f) there).
+    const double e = static_cast<double>(exponent);
+    if (e == 2) {
+      *out = map_new<R>(name, [](T x) { const C y = convert<C>(x); return convert<R>(op::mul{}(y, y)); }, a);
+    } else if (e == 1) {
+      *out = map_new<R>(name, [](T x) { return convert<R>(convert<C>(x)); }, a);
+    } else if (e == 0) {
+      std::array<int64_t, N> shape;
+      for (int k = 0; k < N; ++k) shape[k] = a.shape(k);
+      *out = Array<R, N>::filled(shape, convert<R>(C(1)));
+    } else if constexpr (std::is_floating_point_v<C>) {
+      if (e == -1) *out = map_new<R>(name, [](T x) { return convert<R>(C(1) / convert<C>(x)); }, a);
+      else if (e == 0.5) *out = map_new<R>(name, [](T x) { return convert<R>(op::sqrt{}(convert<C>(x))); }, a);
+      else return false;
+    } else {
+      return false;
+    }
+    return true;
+  }
+}
+
+}  // namespace detail
+
 /// f applied element-wise to a and b broadcast together (each an Array or a
 /// scalar), in compute type C, converted to R. Both scalars give R.
 template <class R, class C, class F, class A, class B>
 auto map2(const char* name, F f, const A& a, const B& b) {
   auto g = [f](detail::elem_t<A> x, detail::elem_t<B> y) { return convert<R>(f(convert<C>(x), convert<C>(y))); };
-  if constexpr (detail::rank_v<A> == 0 && detail::rank_v<B> == 0) return g(a, b);
-  else return detail::map_new<R>(name, g, a, b);
+  if constexpr (detail::rank_v<A> == 0 && detail::rank_v<B> == 0) {
+    return g(a, b);
+  } else {
+    if constexpr (std::is_same_v<F, op::power> && detail::rank_v<B> == 0) {
+      Array<R, detail::rank_v<A>> out;
+      if (detail::power_fast<R, C>(name, a, b, &out)) return out;
+    }
+    return detail::map_new<R>(name, g, a, b);
+  }
 }
 
 /// np.where(c, a, b): a where c is true, else b, broadcast together; the
