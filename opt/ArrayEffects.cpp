@@ -39,13 +39,9 @@ class UseScanner : public Visitor {
       }
       return;
     }
-    if (auto* r = dyn_cast<Return>(&s); r && r->value && refersTo(*r->value)) {
-      // Returning the array (or a view of it) hands it to the caller, who
-      // may write it: as for an alias, stay conservative unless it is the
-      // whole array, which the bridge returns as the argument itself.
-      if (!isVar(*r->value)) mayWrite = true;
-      return;
-    }
+    // Returning the array or a view of it writes nothing: the bridge hands
+    // it back as a view of the argument, read-only if the argument was.
+    if (auto* r = dyn_cast<Return>(&s); r && r->value && refersTo(*r->value)) return;
     visitChildren(s);
   }
 
