@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pydd/runtime.h"
@@ -124,6 +125,82 @@ TEST(Strides, AdoptAndCopySharesBuffer) {
 
 // ---------------------------------------------------------------------------
 // Slices
+
+// Large buffers are recycled through a process-wide cache; a recycled block
+// must behave exactly like a fresh one.
+TEST(Buffers, LargeBuffersAreReusedAndZeroedWhenAsked) {
+  auto& cache = pydd::detail::big_buffer_cache_v1;
+  cache.clear();
+  const int64_t n = int64_t{1} << 20;  // 8 MiB of doubles
+  double* first;
+  {
+    auto a = Array<double, 1>::empty({n});
+    first = a.data();
+    std::memset(static_cast<void*>(a.data()), 0xff, n * sizeof(double));  // dirty it
+  }
+  EXPECT_EQ(cache.total > 0, true);
+  auto z = Array<double, 2>::zeros({1024, 1024});
+  EXPECT_EQ(z.data(), first);  // the same block came back...
+  int64_t nonzero = 0;
+  for (int64_t i = 0; i < n; ++i) nonzero += z.data()[i] != 0.0;
+  EXPECT_EQ(nonzero, 0);  // ...and zeros() cleared it
+  EXPECT_EQ(cache.total, size_t{0});
+  std::memset(static_cast<void*>(z.data()), 0xff, n * sizeof(double));
+  z = Array<double, 2>();  // back to the cache
+  auto o = Array<int32_t, 1>::filled({2 * n}, 7);  // the same bytes as int32
+  EXPECT_EQ(static_cast<void*>(o.data()), static_cast<void*>(first));
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < 2 * n; ++i) wrong += o.data()[i] != 7;
+  EXPECT_EQ(wrong, 0);
+  o = Array<int32_t, 1>();
+  // A much smaller or a larger request does not take the cached block.
+  {
+    auto small = Array<double, 1>::zeros({n / 2});
+    EXPECT_NE(small.data(), first);
+    auto big = Array<double, 1>::zeros({4 * n});
+    EXPECT_NE(big.data(), first);
+    for (int64_t i = 0; i < 4 * n; i += 4093) EXPECT_EQ(big.data()[i], 0.0);
+  }
+  // At most four blocks and 1 GiB stay cached; the oldest go first.
+  {
+    std::vector<Array<double, 1>> many;
+    for (int k = 0; k < 6; ++k) many.push_back(Array<double, 1>::empty({n + k * (n / 8)}));
+  }
+  int held = 0;
+  for (void* b : cache.block) held += b != nullptr;
+  EXPECT_EQ(held, 4);
+  EXPECT_LE(cache.total, pydd::detail::BigBufferCache::kMaxBytes);
+  { auto huge = Array<char, 1>::empty({int64_t{600} << 20}); }
+  { auto huge2 = Array<char, 1>::empty({int64_t{700} << 20}); }  // would exceed 1 GiB with the first
+  EXPECT_LE(cache.total, pydd::detail::BigBufferCache::kMaxBytes);
+  cache.clear();
+  EXPECT_EQ(cache.total, size_t{0});
+}
+
+TEST(Buffers, CacheIsThreadSafe) {
+  // Threads allocate, fill, check and free large arrays of a few sizes; some
+  // arrays are released on another thread than the one that made them.
+  const int64_t n = int64_t{1} << 19;  // 4 MiB of doubles
+  std::vector<Array<double, 1>> handoff(4);
+  std::vector<std::thread> threads;
+  std::atomic<int64_t> errors{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([t, n, &handoff, &errors] {
+      for (int it = 0; it < 60; ++it) {
+        const int64_t len = n + (it % 3) * (n / 4);
+        auto a = (it + t) % 2 ? Array<double, 1>::zeros({len}) : Array<double, 1>::filled({len}, 0.0);
+        for (int64_t i = 0; i < len; i += 511) errors += a.data()[i] != 0.0;
+        for (int64_t i = 0; i < len; i += 511) a.data()[i] = t * 1000 + it;
+        for (int64_t i = 0; i < len; i += 511) errors += a.data()[i] != t * 1000 + it;
+        if (it == 30) handoff[t] = a;  // freed by the main thread below
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(handoff[t].data()[0], t * 1000 + 30);
+  handoff.clear();
+  EXPECT_EQ(errors.load(), 0);
+  pydd::detail::big_buffer_cache_v1.clear();
+}
 
 TEST(Slices, PythonIndicesRules) {
   struct Case {

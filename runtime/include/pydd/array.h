@@ -22,8 +22,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <mutex>
 #include <new>
+#include <type_traits>
 
+#include <malloc.h>
 #include <sys/mman.h>
 
 #include "pydd/errors.h"
@@ -33,27 +36,122 @@ namespace pydd {
 /// The largest rank an array may have (a pydd kernel is rejected above it).
 inline constexpr int kMaxRank = 8;
 
+namespace detail {
+
+/// A few recently freed large buffers, kept for the next array of about the
+/// same size. A fresh large block is a new mapping whose every page faults
+/// on first touch (4 KiB pages: ~20k faults for an 80 MB array, more than an
+/// element-wise pass over it costs) and is unmapped again on free; NumPy
+/// workloads allocate same-sized temporaries call after call.
+///
+/// Blocks stay malloc'd (the cache only delays their free), so code built
+/// against an older runtime that std::free()s them directly is still right.
+/// One cache per process: the variable has default visibility, so g++ emits
+/// it as a unique symbol that the dynamic linker shares among every module
+/// and the Python bridge, although each is loaded RTLD_LOCAL (a buffer made
+/// by one kernel is often released by the bridge). Bump the name's version
+/// if the layout changes. Guarded by a mutex: kernels run without the GIL
+/// and a buffer may be released on any thread.
+struct BigBufferCache {
+  static constexpr int kSlots = 4;
+  static constexpr size_t kMaxBytes = size_t{1} << 30;  // held at most, in all
+  static constexpr size_t kMin = size_t{4} << 20;       // smaller blocks go back to malloc
+
+  std::mutex lock;
+  void* block[kSlots] = {};
+  size_t cap[kSlots] = {};  // usable bytes of block[i]
+  uint64_t stamp[kSlots] = {};
+  uint64_t clock = 0;
+  size_t total = 0;
+
+  /// The smallest cached block that holds `bytes` without wasting more than
+  /// about half as much again, or null.
+  void* take(size_t bytes) {
+    std::lock_guard<std::mutex> guard(lock);
+    int best = -1;
+    for (int i = 0; i < kSlots; ++i)
+      if (block[i] && cap[i] >= bytes && cap[i] - bytes <= bytes / 2 + (size_t{2} << 20) &&
+          (best < 0 || cap[i] < cap[best]))
+        best = i;
+    if (best < 0) return nullptr;
+    void* m = block[best];
+    block[best] = nullptr;
+    total -= cap[best];
+    return m;
+  }
+  /// Keeps `m` (`usable` bytes), evicting the oldest blocks to stay within
+  /// the limits; frees what it does not keep (outside the lock).
+  void put(void* m, size_t usable) {
+    void* evicted[kSlots + 1];
+    int n = 0;
+    if (usable > kMaxBytes) {
+      evicted[n++] = m;
+    } else {
+      std::lock_guard<std::mutex> guard(lock);
+      for (;;) {
+        int free_slot = -1, oldest = -1;
+        for (int i = 0; i < kSlots; ++i) {
+          if (!block[i]) free_slot = i;
+          else if (oldest < 0 || stamp[i] < stamp[oldest]) oldest = i;
+        }
+        if (free_slot >= 0 && total + usable <= kMaxBytes) {
+          block[free_slot] = m, cap[free_slot] = usable, stamp[free_slot] = ++clock;
+          total += usable;
+          break;
+        }
+        evicted[n++] = block[oldest];
+        total -= cap[oldest];
+        block[oldest] = nullptr;
+      }
+    }
+    for (int i = 0; i < n; ++i) std::free(evicted[i]);
+  }
+  /// Frees every cached block (tests; a host that wants its memory back).
+  void clear() {
+    void* all[kSlots];
+    {
+      std::lock_guard<std::mutex> guard(lock);
+      for (int i = 0; i < kSlots; ++i) all[i] = block[i], block[i] = nullptr;
+      total = 0;
+    }
+    for (void* m : all) std::free(m);
+  }
+};
+#ifdef __GLIBCXX__
+static_assert(std::is_trivially_destructible_v<std::mutex>, "the cache must need no destructor");
+#endif
+__attribute__((visibility("default"))) inline BigBufferCache big_buffer_cache_v1;
+
+}  // namespace detail
+
 /// Heap storage shared by every Array that refers to it.
 struct Buffer {
   std::atomic<int64_t> refs{1};
-  void* memory = nullptr;
+  void* memory = nullptr;  // from the malloc family, whoever allocated it
 
   static Buffer* allocate(size_t bytes) {
     // 64-byte alignment: whole cache lines and any SIMD width. Large
-    // buffers ask for transparent huge pages, as NumPy does: first touching
-    // a fresh 80 MB array otherwise costs ~20k page faults, several times
-    // the work of an element-wise pass over it.
+    // buffers come from the cache of freed ones or are 2 MiB aligned and
+    // ask for transparent huge pages, as NumPy does.
     constexpr size_t kHuge = size_t{1} << 21;
-    const size_t align = bytes >= 2 * kHuge ? kHuge : 64;
-    size_t rounded = (bytes + align - 1) / align * align;
-    void* mem = std::aligned_alloc(align, rounded == 0 ? align : rounded);
-    if (!mem) throw Error(ErrorKind::MemoryError, "unable to allocate array memory");
+    void* mem = nullptr;
+    if (bytes >= detail::BigBufferCache::kMin) {
+      const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+      mem = detail::big_buffer_cache_v1.take(rounded);
+      if (!mem) {
+        mem = std::aligned_alloc(kHuge, rounded);
+        if (!mem) throw Error(ErrorKind::MemoryError, "unable to allocate array memory");
 #ifdef MADV_HUGEPAGE
-    if (align == kHuge) madvise(mem, rounded, MADV_HUGEPAGE);
+        madvise(mem, rounded, MADV_HUGEPAGE);
 #endif
+      }
+    } else {
+      mem = std::aligned_alloc(64, bytes == 0 ? 64 : (bytes + 63) / 64 * 64);
+      if (!mem) throw Error(ErrorKind::MemoryError, "unable to allocate array memory");
+    }
     Buffer* b = new (std::nothrow) Buffer;
     if (!b) {
-      std::free(mem);
+      free_memory(mem);
       throw Error(ErrorKind::MemoryError, "unable to allocate array memory");
     }
     b->memory = mem;
@@ -62,9 +160,16 @@ struct Buffer {
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
   void release() {
     if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      std::free(memory);
+      free_memory(memory);
       delete this;
     }
+  }
+  /// Frees a block, or keeps it in the cache if it is large. The size comes
+  /// from malloc itself, so the Buffer layout is what older code expects.
+  static void free_memory(void* mem) {
+    const size_t usable = mem ? malloc_usable_size(mem) : 0;
+    if (usable >= detail::BigBufferCache::kMin) detail::big_buffer_cache_v1.put(mem, usable);
+    else std::free(mem);
   }
 };
 
