@@ -183,7 +183,10 @@ def matrix(tmp_path_factory, request):
             key = (BY_NAME[params["case"]].module, params["mopt"])
             if key not in wanted:
                 wanted.append(key)
-    builds = MatrixBuilds(tmp_path_factory.mktemp("matrix"), wanted)
+    try:
+        builds = MatrixBuilds(tmp_path_factory.mktemp("matrix"), wanted)
+    except pydd.CompileError as e:  # no pyddc
+        pytest.fail(str(e), pytrace=False)
     yield builds
     builds.pool.shutdown(wait=False, cancel_futures=True)
 
