@@ -57,9 +57,22 @@ _LOCAL_PYDDC = REPO / "build" / "bin" / "pyddc"
 if not os.environ.get("PYDDC") and _LOCAL_PYDDC.is_file():
     os.environ["PYDDC"] = str(_LOCAL_PYDDC)
 
+import numpy as np  # noqa: E402
+
 import pydd  # noqa: E402
 
 import gen  # noqa: E402
+
+# The fuzzer generates scalar and element code, where pydd types a local
+# from its first value and keeps it strong (a range variable is int64, so
+# `2 / (i + 1) - float32(x)` is float64), as Numba does. Under NEP 50, which
+# `import pydd` turns on for the array library's reference, a Python int or
+# float held in a variable stays weak and the same expression is float32.
+# NumPy's legacy rules give such mixed scalar expressions pydd's result
+# types, so the fuzzer's reference runs under them; the difference is
+# documented in docs/language.md ("Inference of locals").
+if hasattr(np, "_set_promotion_state"):
+    np._set_promotion_state("legacy")
 
 DEFAULT_TRIALS = 3
 # PYDD_FUZZ_EXACT=1 compares floats bit for bit (no tolerance).
