@@ -87,9 +87,11 @@ class ArrayType:
         return hash((ArrayType, self.dtype, self.ndim))
 
     def accepts(self, value):
-        """True if ``value`` is what a compiled kernel takes for this parameter."""
-        return (isinstance(value, np.ndarray) and value.dtype == self.dtype
-                and value.ndim == self.ndim and value.flags.c_contiguous)
+        """True if ``value`` is what a compiled kernel takes for this parameter:
+        an ndarray of this dtype and rank, any strides (views are taken as they
+        are) as long as every stride is a whole number of elements."""
+        return (isinstance(value, np.ndarray) and value.dtype == self.dtype and value.ndim == self.ndim
+                and all(s % value.itemsize == 0 for s in value.strides))
 
 
 def Array(dtype, ndim=1):

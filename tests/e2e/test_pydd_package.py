@@ -48,7 +48,10 @@ def test_array_annotation():
     assert Array(float64, 2) != Array(int32, 2)
     assert len({Array(int32, 2), Array(int32, 2)}) == 1
     assert Array(float64, 2).accepts(np.zeros((2, 2)))
-    assert not Array(float64, 2).accepts(np.zeros((2, 4))[:, ::2])
+    assert Array(float64, 2).accepts(np.zeros((2, 4))[:, ::2])
+    assert Array(float64, 2).accepts(np.zeros((2, 4)).T)
+    unaligned = np.ndarray((3,), np.float64, np.zeros(32, np.uint8).data, offset=0, strides=(12,))
+    assert not Array(float64, 1).accepts(unaligned)
     with pytest.raises(TypeError):
         Array(float64, 0)
 
