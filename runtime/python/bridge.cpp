@@ -85,8 +85,9 @@ int element_size(pabi::Dtype d) {
 
 std::string type_name(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
 
-std::string object_str(PyObject* obj) {
-  PyObject* s = PyObject_Str(obj);
+/// str(obj) or repr(obj) for an error message; "?" if that fails.
+std::string object_text(PyObject* obj, PyObject* (*convert)(PyObject*)) {
+  PyObject* s = convert(obj);
   if (!s) {
     PyErr_Clear();
     return "?";
@@ -97,6 +98,8 @@ std::string object_str(PyObject* obj) {
   Py_DECREF(s);
   return out;
 }
+std::string object_str(PyObject* obj) { return object_text(obj, PyObject_Str); }
+std::string object_repr(PyObject* obj) { return object_text(obj, PyObject_Repr); }
 
 // NumPy's scalar types, looked up only once numpy has been imported by
 // someone: a module with only scalar parameters must not import numpy, and
@@ -293,18 +296,6 @@ struct Where {
     if (!parent) return fi.name + "(): parameter '" + fi.desc->params[param].name + "'";
     std::string at = key ? object_repr(key) : std::to_string(index);
     return parent->str() + " " + what + " " + at;
-  }
-  static std::string object_repr(PyObject* obj) {
-    PyObject* s = PyObject_Repr(obj);
-    if (!s) {
-      PyErr_Clear();
-      return "?";
-    }
-    const char* utf8 = PyUnicode_AsUTF8(s);
-    std::string out = utf8 ? utf8 : "?";
-    if (!utf8) PyErr_Clear();
-    Py_DECREF(s);
-    return out;
   }
 };
 

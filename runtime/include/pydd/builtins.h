@@ -28,13 +28,15 @@ T max_value(T a, T b) {
   return b > a ? b : a;
 }
 
-/// NumPy's rule for an axis argument known only at run time.
-inline int normalize_axis(int64_t axis, int rank) {
+/// NumPy's rule for an axis argument known only at run time. NumPy's
+/// AxisError is both an IndexError (what `A.shape[k]` raises) and a
+/// ValueError (what reductions are documented to raise).
+inline int normalize_axis(int64_t axis, int rank, ErrorKind kind = ErrorKind::IndexError) {
   if (axis < -rank || axis >= rank) {
     char msg[96];
     std::snprintf(msg, sizeof msg, "axis %lld is out of bounds for array of dimension %d",
                   static_cast<long long>(axis), rank);
-    throw Error(ErrorKind::IndexError, msg);
+    throw Error(kind, msg);
   }
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
