@@ -730,6 +730,99 @@ TEST(Reduce, AnyAllContainsNonzero) {
   EXPECT_EQ(elements(nz), (std::vector<int64_t>{1, 3, 4}));
 }
 
+// Plain-loop references for max/min/argmax/argmin (NaN propagates; the
+// first NaN is the arg result, otherwise the first extreme).
+template <class T>
+int64_t ref_arg(const std::vector<T>& v, bool greater) {
+  int64_t at = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] != v[i]) return static_cast<int64_t>(i);
+    if (greater ? v[i] > v[at] : v[i] < v[at]) at = static_cast<int64_t>(i);
+  }
+  return at;
+}
+
+// Checks the four reductions on v, contiguous and as every other element
+// of a strided view.
+template <class T>
+void check_extremes(const std::vector<T>& v, const std::string& what) {
+  const int64_t n = static_cast<int64_t>(v.size());
+  const int64_t imax = ref_arg(v, true), imin = ref_arg(v, false);
+  auto a = make<T, 1>({n}, v);
+  auto twice = Array<T, 1>::zeros({2 * n});
+  for (int64_t i = 0; i < n; ++i) twice.data()[2 * i] = v[static_cast<size_t>(i)];
+  auto strided = Array<T, 1>::borrow(twice.data(), {n}, {2});
+  for (const auto& x : {a, strided}) {
+    EXPECT_EQ(pydd::argmax(x), imax) << what << " n=" << n;
+    EXPECT_EQ(pydd::argmin(x), imin) << what << " n=" << n;
+    // Values: the bits of the reference element (NaN stays NaN); signed
+    // zeros may come back either way, as from NumPy.
+    const T mx = pydd::max(x), mn = pydd::min(x), rmx = v[static_cast<size_t>(imax)],
+            rmn = v[static_cast<size_t>(imin)];
+    EXPECT_TRUE(rmx != rmx ? mx != mx : mx == rmx) << what << " max n=" << n << " got " << mx << " want " << rmx;
+    EXPECT_TRUE(rmn != rmn ? mn != mn : mn == rmn) << what << " min n=" << n << " got " << mn << " want " << rmn;
+  }
+}
+
+template <class T>
+void check_extremes_for_type(const char* type) {
+  uint64_t seed = 12345;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<int64_t>(seed >> 40) % 1000 - 500;  // many ties
+  };
+  // Every length up to past two 4 x 64-byte blocks of any type (the vector
+  // loops start at 64 elements), around later block edges, and longer.
+  std::vector<int64_t> lengths;
+  for (int64_t n = 1; n <= 72; ++n) lengths.push_back(n);
+  for (int64_t n : {95, 96, 97, 127, 128, 129, 191, 255, 256, 257, 300, 511, 512, 513, 1000, 4099})
+    lengths.push_back(n);
+  for (int64_t n : lengths) {
+    std::vector<T> v(static_cast<size_t>(n));
+    for (auto& x : v) x = static_cast<T>(next());
+    check_extremes(v, std::string(type) + " random");
+    // The extreme value at one position only, anywhere (blocks, lanes, tail).
+    for (int64_t k = 0; k < n; k += n > 300 ? 37 : 1) {
+      std::vector<T> w = v;
+      w[static_cast<size_t>(k)] = T(10000);
+      check_extremes(w, std::string(type) + " one max at " + std::to_string(k));
+      w[static_cast<size_t>(k)] = T(-10000);
+      check_extremes(w, std::string(type) + " one min at " + std::to_string(k));
+      if constexpr (std::is_floating_point_v<T>) {
+        w[static_cast<size_t>(k)] = std::numeric_limits<T>::quiet_NaN();
+        check_extremes(w, std::string(type) + " NaN at " + std::to_string(k));
+        w[static_cast<size_t>(n - 1)] = -std::numeric_limits<T>::quiet_NaN();  // a second NaN after it
+        check_extremes(w, std::string(type) + " NaNs at " + std::to_string(k) + " and the end");
+        w = v;
+        w[static_cast<size_t>(k)] = std::numeric_limits<T>::infinity();
+        check_extremes(w, std::string(type) + " inf at " + std::to_string(k));
+      }
+    }
+  }
+  // Equal values everywhere: index 0.
+  check_extremes(std::vector<T>(1000, T(3)), std::string(type) + " constant");
+}
+
+TEST(Reduce, ExtremesAgreeWithPlainLoopsAtEveryPosition) {
+  check_extremes_for_type<double>("float64");
+  check_extremes_for_type<float>("float32");
+  check_extremes_for_type<int64_t>("int64");
+  check_extremes_for_type<int32_t>("int32");
+  // Extremes of the type itself.
+  check_extremes(std::vector<int64_t>(100, INT64_MIN), "int64 min");
+  std::vector<double> infs(200, -kInf);
+  infs[150] = kInf;
+  check_extremes(infs, "infinities");
+  // Rows of a 2-D array: the first NaN in C order wins over a later row's.
+  auto m = Array<double, 2>::zeros({4, 300});
+  m(2, 10) = kNaN, m(1, 290) = kNaN, m(3, 0) = 5;
+  EXPECT_EQ(pydd::argmax(m), 300 + 290);
+  EXPECT_TRUE(std::isnan(pydd::max(m)));
+  m(1, 290) = 1, m(2, 10) = 1;
+  EXPECT_EQ(pydd::argmax(m), 900);
+  EXPECT_EQ(pydd::argmax(pydd::transpose(m)), 3);
+}
+
 TEST(Reduce, Allclose) {
   EXPECT_FALSE(pydd::allclose(make<double, 1>({2}, {1e10, 1e-7}), make<double, 1>({2}, {1.00001e10, 1e-8})));
   EXPECT_TRUE(pydd::allclose(make<double, 1>({2}, {1e10, 1e-8}), make<double, 1>({2}, {1.00001e10, 1e-9})));

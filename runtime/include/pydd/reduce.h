@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -123,28 +124,48 @@ struct Less {
   }
 };
 
+/// The element types that get the explicit vector loops below (GCC vector
+/// extensions: g++ does not vectorize a NaN-aware select loop by itself).
+template <class T>
+inline constexpr bool kVectorLanes = std::is_same_v<T, double> || std::is_same_v<T, float> ||
+                                     std::is_same_v<T, int64_t> || std::is_same_v<T, int32_t>;
+
 /// The extreme (by Better) of n >= 1 contiguous elements, noting any NaN.
-/// Independent lanes break the dependency chain and let g++ keep them in
-/// vector registers (a NaN-propagating select is not a reduction it knows).
+/// Four 64-byte accumulators select x where Better(x, lane) (one max/min
+/// instruction each: a NaN never wins, so it is noted in a separate mask).
 template <class Better, class T>
 T block_extreme(const T* p, int64_t n, bool* nan) {
-  constexpr int L = 64 / sizeof(T) < 8 ? 8 : 64 / sizeof(T);
   constexpr bool kFloat = std::is_floating_point_v<T>;
+  constexpr bool kMax = std::is_same_v<Better, Greater>;
   T m = p[0];
   int64_t i = 0;
-  if (n >= 2 * L) {
-    T lane[L], bad[L];
-    for (int j = 0; j < L; ++j) lane[j] = p[j], bad[j] = p[j] != p[j];
-    for (i = L; i + L <= n; i += L)
-      for (int j = 0; j < L; ++j) {
-        const T x = p[i + j];
-        lane[j] = Better{}(x, lane[j]) ? x : lane[j];
-        if constexpr (kFloat) bad[j] = x != x ? T(1) : bad[j];
+  if constexpr (kVectorLanes<T>) {
+    typedef T V __attribute__((vector_size(64)));
+    constexpr int L = 64 / sizeof(T);
+    if (n >= 4 * L) {
+      // (No helper functions: passing these vectors by value has an ABI
+      // that depends on -march, and g++ warns about it.)
+      V m0, m1, m2, m3, x0, x1, x2, x3;
+      std::memcpy(&m0, p, sizeof m0), std::memcpy(&m1, p + L, sizeof m1);
+      std::memcpy(&m2, p + 2 * L, sizeof m2), std::memcpy(&m3, p + 3 * L, sizeof m3);
+      auto bad = (m0 != m0) | (m1 != m1) | (m2 != m2) | (m3 != m3);
+      for (i = 4 * L; i + 4 * L <= n; i += 4 * L) {
+        std::memcpy(&x0, p + i, sizeof x0), std::memcpy(&x1, p + i + L, sizeof x1);
+        std::memcpy(&x2, p + i + 2 * L, sizeof x2), std::memcpy(&x3, p + i + 3 * L, sizeof x3);
+        m0 = (kMax ? x0 > m0 : x0 < m0) ? x0 : m0;
+        m1 = (kMax ? x1 > m1 : x1 < m1) ? x1 : m1;
+        m2 = (kMax ? x2 > m2 : x2 < m2) ? x2 : m2;
+        m3 = (kMax ? x3 > m3 : x3 < m3) ? x3 : m3;
+        if constexpr (kFloat) bad |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);
       }
-    m = lane[0];
-    for (int j = 0; j < L; ++j) {
-      m = Better{}(lane[j], m) ? lane[j] : m;
-      *nan = *nan || bad[j] != 0;
+      m0 = (kMax ? m1 > m0 : m1 < m0) ? m1 : m0;
+      m2 = (kMax ? m3 > m2 : m3 < m2) ? m3 : m2;
+      m0 = (kMax ? m2 > m0 : m2 < m0) ? m2 : m0;
+      m = m0[0];
+      for (int j = 0; j < L; ++j) {
+        m = Better{}(m0[j], m) ? m0[j] : m;
+        *nan = *nan || bad[j] != 0;
+      }
     }
   }
   for (; i < n; ++i) {
@@ -299,28 +320,43 @@ Array<T, N - 1> extreme_axis(const char* op, const Array<T, N>& a, int64_t axis)
 }
 
 /// First position (by Better) in n >= 1 contiguous elements, or of the
-/// first NaN. Lanes keep their own best value and index (a select the
-/// compiler vectorizes); ties between lanes go to the smaller index.
+/// first NaN. Four independent accumulators of 8 lanes keep their own best
+/// value and index (vector selects; a NaN never wins, it is noted in a mask
+/// and searched for afterwards); ties between lanes go to the smaller index.
 template <class Better, class T>
 int64_t row_arg_extreme(const T* p, int64_t n) {
-  constexpr int L = 64 / sizeof(T) < 8 ? 8 : 64 / sizeof(T);
   int64_t at = 0, i = 0;
   bool nan = false;
-  if (n >= 2 * L) {
-    T val[L], bad[L];
-    int64_t pos[L];
-    for (int j = 0; j < L; ++j) val[j] = p[j], pos[j] = j, bad[j] = p[j] != p[j];
-    for (i = L; i + L <= n; i += L)
-      for (int j = 0; j < L; ++j) {
-        const T x = p[i + j];
-        const bool c = Better{}(x, val[j]);
-        val[j] = c ? x : val[j];
-        pos[j] = c ? i + j : pos[j];
-        if constexpr (std::is_floating_point_v<T>) bad[j] = x != x ? T(1) : bad[j];
+  if constexpr (kVectorLanes<T>) {
+    constexpr bool kMax = std::is_same_v<Better, Greater>;
+    constexpr int L = 8, U = 4;
+    typedef T V __attribute__((vector_size(L * sizeof(T))));
+    typedef int64_t IV __attribute__((vector_size(L * sizeof(int64_t))));
+    if (n >= 2 * U * L) {
+      V val[U];
+      IV pos[U], idx[U];
+      for (int u = 0; u < U; ++u) {
+        std::memcpy(&val[u], p + u * L, sizeof val[u]);
+        for (int j = 0; j < L; ++j) idx[u][j] = u * L + j;
+        pos[u] = idx[u];
       }
-    for (int j = 0; j < L; ++j) {
-      nan = nan || bad[j] != 0;
-      if (Better{}(val[j], p[at]) || (val[j] == p[at] && pos[j] < at)) at = pos[j];
+      auto bad = val[0] != val[0];
+      for (int u = 1; u < U; ++u) bad |= val[u] != val[u];
+      for (i = U * L; i + U * L <= n; i += U * L) {
+        for (int u = 0; u < U; ++u) {
+          V x;
+          std::memcpy(&x, p + i + u * L, sizeof x);
+          idx[u] += U * L;
+          const auto c = kMax ? x > val[u] : x < val[u];
+          val[u] = c ? x : val[u];
+          pos[u] = __builtin_convertvector(c, IV) ? idx[u] : pos[u];
+          if constexpr (std::is_floating_point_v<T>) bad |= x != x;
+        }
+      }
+      for (int j = 0; j < L; ++j) nan = nan || bad[j] != 0;
+      for (int u = 0; u < U; ++u)
+        for (int j = 0; j < L; ++j)
+          if (Better{}(val[u][j], p[at]) || (val[u][j] == p[at] && pos[u][j] < at)) at = pos[u][j];
     }
   }
   if (!nan)
