@@ -823,6 +823,48 @@ TEST(Reduce, ExtremesAgreeWithPlainLoopsAtEveryPosition) {
   EXPECT_EQ(pydd::argmax(pydd::transpose(m)), 3);
 }
 
+TEST(Reduce, AnyAllOfBoolsAtEveryPosition) {
+  for (int64_t n : {1, 2, 31, 63, 64, 65, 1023, 1024, 1025, 2048, 3001}) {
+    auto f = Array<bool, 1>::zeros({n});
+    auto t = Array<bool, 1>::filled({n}, true);
+    EXPECT_FALSE(pydd::any(f)) << n;
+    EXPECT_TRUE(pydd::all(t)) << n;
+    for (int64_t k = 0; k < n; ++k) {
+      f(k) = true, t(k) = false;
+      ASSERT_TRUE(pydd::any(f)) << "n=" << n << " true at " << k;
+      ASSERT_FALSE(pydd::all(f) && n > 1) << "n=" << n << " true at " << k;
+      ASSERT_FALSE(pydd::all(t)) << "n=" << n << " false at " << k;
+      ASSERT_TRUE(pydd::any(t) || n == 1) << "n=" << n << " false at " << k;
+      f(k) = false, t(k) = true;
+    }
+  }
+  // Strided rows and a transposed 2-D view: only the viewed bytes count.
+  auto backing = Array<bool, 1>::zeros({4000});
+  auto odd = Array<bool, 1>::borrow(backing.data() + 1, {1999}, {2});
+  backing(2000) = true;  // not in the view
+  EXPECT_FALSE(pydd::any(odd));
+  backing(2001) = true;
+  EXPECT_TRUE(pydd::any(odd));
+  for (int64_t i = 1; i < 4000; i += 2) backing(i) = true;
+  backing(0) = false;
+  EXPECT_TRUE(pydd::all(odd));
+  backing(3999) = false;  // not in the view
+  EXPECT_TRUE(pydd::all(odd));
+  backing(3997) = false;  // its last element
+  EXPECT_FALSE(pydd::all(odd));
+  auto grid = Array<bool, 2>::filled({50, 70}, true);
+  grid(49, 69) = false;
+  EXPECT_FALSE(pydd::all(pydd::transpose(grid)));
+  EXPECT_TRUE(pydd::any(pydd::transpose(grid)));
+  EXPECT_TRUE(pydd::all(Array<bool, 2>::zeros({0, 5})));
+  EXPECT_FALSE(pydd::any(Array<bool, 2>::zeros({5, 0})));
+  // A byte other than 0/1 (a uint8 buffer viewed as bool in NumPy) is true.
+  auto odd_bytes = Array<bool, 1>::zeros({2000});
+  std::memset(static_cast<void*>(odd_bytes.data()), 2, 2000);
+  EXPECT_TRUE(pydd::any(odd_bytes));
+  EXPECT_TRUE(pydd::all(odd_bytes));
+}
+
 TEST(Reduce, Allclose) {
   EXPECT_FALSE(pydd::allclose(make<double, 1>({2}, {1e10, 1e-7}), make<double, 1>({2}, {1.00001e10, 1e-8})));
   EXPECT_TRUE(pydd::allclose(make<double, 1>({2}, {1e10, 1e-8}), make<double, 1>({2}, {1.00001e10, 1e-9})));

@@ -424,6 +424,37 @@ bool any_of(const Array<T, N>& a, Pred pred) {
   return found;
 }
 
+/// any (All false) or all (All true) of a bool array, reading the bytes as
+/// unsigned char in blocks of 1024: OR'd for any, min'd for all (a byte is
+/// true when nonzero, so this holds for any nonzero byte NumPy may hold).
+template <bool All, int N>
+bool bool_scan(const Array<bool, N>& a) {
+  const Layout layout[1] = {{N, a.shape(), a.strides()}};
+  const Nest<1> nest(layout);
+  bool decided = false;  // a true byte seen (any), a false one (all)
+  for_rows(nest, [&](int64_t n, const int64_t* off, const int64_t* st) {
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(a.data() + off[0]);
+    const int64_t s = st[0];
+    for (int64_t b = 0; b < n && !decided; b += 1024) {
+      const int64_t e = n - b < 1024 ? n : b + 1024;
+      unsigned char acc = All ? 0xff : 0;
+      if (s == 1) {
+        if constexpr (All)
+          for (int64_t i = b; i < e; ++i) acc = p[i] < acc ? p[i] : acc;
+        else
+          for (int64_t i = b; i < e; ++i) acc |= p[i];
+      } else {
+        if constexpr (All)
+          for (int64_t i = b; i < e; ++i) acc = p[i * s] < acc ? p[i * s] : acc;
+        else
+          for (int64_t i = b; i < e; ++i) acc |= p[i * s];
+      }
+      decided = All ? acc == 0 : acc != 0;
+    }
+  });
+  return All ? !decided : decided;
+}
+
 }  // namespace detail
 
 /// a.sum() as R (int64 for bool/int32/int64; float types kept).
@@ -467,11 +498,13 @@ int64_t argmax(const Array<T, N>& a) {
 /// a.any() / a.all().
 template <class T, int N>
 bool any(const Array<T, N>& a) {
-  return detail::any_of(a, [](T x) { return x != 0; });
+  if constexpr (std::is_same_v<T, bool>) return detail::bool_scan<false>(a);
+  else return detail::any_of(a, [](T x) { return x != 0; });
 }
 template <class T, int N>
 bool all(const Array<T, N>& a) {
-  return !detail::any_of(a, [](T x) { return x == 0; });
+  if constexpr (std::is_same_v<T, bool>) return detail::bool_scan<true>(a);
+  else return !detail::any_of(a, [](T x) { return x == 0; });
 }
 /// `x in a`, i.e. (a == x).any(), compared in the common type.
 template <class T, int N, class X>
