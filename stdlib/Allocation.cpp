@@ -134,7 +134,7 @@ Type shapeType(const Call& c, TypeRuleError& err) {
 }
 std::string emitShape(const Call& c, llvm::ArrayRef<std::string> args) {
   if (c.args.size() < 2) return "pydd::shape_tuple(" + args[0] + ")";
-  return "(" + args[0] + ").shape(" + axisText(c, 1, c.args[0]->type.rank(), args[1]) + ")";
+  return "(" + args[0] + ").shape(" + axisText(c, 1, c.args[0]->type.rank(), args[1], "IndexError") + ")";
 }
 
 Type arrayQueryType(const Call& c, TypeRuleError& err) {

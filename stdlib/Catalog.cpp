@@ -87,10 +87,10 @@ bool checkAxis(const Call& c, size_t index, int rank, TypeRuleError& err) {
   return true;
 }
 
-std::string axisText(const Call& c, size_t index, int rank, const std::string& text) {
+std::string axisText(const Call& c, size_t index, int rank, const std::string& text, const char* errorKind) {
   int64_t v;
   if (literalInt(arg(c, index), v)) return std::to_string(v < 0 ? v + rank : v);
-  return "pydd::normalize_axis(" + text + ", " + std::to_string(rank) + ")";
+  return "pydd::normalize_axis(" + text + ", " + std::to_string(rank) + ", pydd::ErrorKind::" + errorKind + ")";
 }
 
 }  // namespace catalog

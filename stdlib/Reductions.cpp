@@ -38,7 +38,7 @@ std::string emitReduction(const Call& c, llvm::ArrayRef<std::string> args) {
   bool typed = name != "min" && name != "max";
   std::string targs = typed ? "<" + std::string(cxxScalarType(c.type.elem())) + ">" : "";
   if (c.args.size() < 2) return "pydd::" + name + targs + "(" + args[0] + ")";
-  std::string axis = axisText(c, 1, a.rank(), args[1]);
+  std::string axis = axisText(c, 1, a.rank(), args[1], "ValueError");
   if (a.rank() == 1) return "(" + axis + ", pydd::" + name + targs + "(" + args[0] + "))";
   return "pydd::" + name + "_axis" + targs + "(" + args[0] + ", " + axis + ")";
 }

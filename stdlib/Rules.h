@@ -34,8 +34,10 @@ std::string callText(const std::string& callee, llvm::ArrayRef<std::string> args
 /// (NumPy's AxisError, at compile time); false with `err` set if out of range.
 bool checkAxis(const Call& c, size_t index, int rank, TypeRuleError& err);
 /// The axis as C++: a literal normalized at compile time, else a runtime
-/// normalization that raises for an out-of-range value.
-std::string axisText(const Call& c, size_t index, int rank, const std::string& text);
+/// normalization that raises `errorKind` (a pydd::ErrorKind enumerator) for
+/// an out-of-range value: IndexError for `A.shape[k]`, ValueError for a
+/// reduction (NumPy's AxisError is both).
+std::string axisText(const Call& c, size_t index, int rank, const std::string& text, const char* errorKind);
 
 using TypeRule = Type (*)(const Call&, TypeRuleError&);
 using EmitRule = std::string (*)(const Call&, llvm::ArrayRef<std::string>);
