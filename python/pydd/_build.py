@@ -57,6 +57,28 @@ def _cache_root():
     return Path(tempfile.gettempdir()) / f"pydd-{os.getuid()}"
 
 
+_runtime_dirs = {}
+
+
+def _runtime_stamp(exe):
+    """The runtime headers' latest modification time: generated code
+    includes them, so a header change must not reuse an older module."""
+    if exe not in _runtime_dirs:
+        try:
+            flags = subprocess.run([exe, "--cxxflags"], capture_output=True, text=True, timeout=60).stdout.split()
+        except (OSError, subprocess.SubprocessError):
+            flags = []
+        _runtime_dirs[exe] = [Path(f[2:]) for f in flags if f.startswith("-I")]
+    newest = 0
+    for d in _runtime_dirs[exe]:
+        for header in d.rglob("*.h"):
+            try:
+                newest = max(newest, header.stat().st_mtime_ns)
+            except OSError:
+                pass
+    return str(newest)
+
+
 def _default_out_dir(src, exe, args):
     """A cache directory named by everything that determines the output."""
     h = hashlib.sha256()
@@ -64,7 +86,7 @@ def _default_out_dir(src, exe, args):
         stamp = str(os.stat(shutil.which(exe) or exe).st_mtime_ns)
     except OSError:
         stamp = ""
-    for part in (str(src.resolve()), src.read_bytes(), exe, stamp, *args):
+    for part in (str(src.resolve()), src.read_bytes(), exe, stamp, _runtime_stamp(exe), *args):
         h.update(part if isinstance(part, bytes) else part.encode())
         h.update(b"\0")
     return _cache_root() / f"{src.stem}-{h.hexdigest()[:16]}"

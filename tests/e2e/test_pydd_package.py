@@ -269,3 +269,21 @@ def test_compile_error_carries_stderr(fake_pyddc, tmp_path, monkeypatch):
     with pytest.raises(pydd.CompileError):
         pydd.compile(src, out_dir=tmp_path / "out")
     assert issubclass(pydd.CompileError, Exception)
+
+
+def test_compile_cache_is_keyed_by_the_runtime_headers(tmp_path):
+    # A header change (a runtime fix) must rebuild, not reuse, cached modules.
+    from pydd import _build
+    include = tmp_path / "include"
+    (include / "pydd").mkdir(parents=True)
+    header = include / "pydd" / "runtime.h"
+    header.write_text("// v1\n")
+    fake = tmp_path / "fake-pyddc"
+    fake.write_text(f"#!/bin/sh\necho -std=c++17 -I{include}\n")
+    fake.chmod(0o755)
+    src = tmp_path / "k.pydd"
+    src.write_text("def f(x: int) -> int:\n    return x\n")
+    before = _build._default_out_dir(src, str(fake), [])
+    assert _build._default_out_dir(src, str(fake), []) == before
+    os.utime(header, ns=(header.stat().st_atime_ns, header.stat().st_mtime_ns + 10**9))
+    assert _build._default_out_dir(src, str(fake), []) != before
