@@ -15,6 +15,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "pydd/builtins.h"
 #include "pydd/elementwise.h"
 
 namespace pydd {
@@ -256,15 +257,8 @@ R float_sum(const Array<T, N>& a) {
   return fill ? total + pairwise_sum<R, 1>(buf, fill, 1) : total;
 }
 
-inline int check_axis(int64_t axis, int rank) {
-  if (axis < -rank || axis >= rank) {
-    char msg[96];
-    std::snprintf(msg, sizeof msg, "axis %lld is out of bounds for array of dimension %d",
-                  static_cast<long long>(axis), rank);
-    throw Error(ErrorKind::ValueError, msg);
-  }
-  return static_cast<int>(axis < 0 ? axis + rank : axis);
-}
+/// A reduction's axis: NumPy raises AxisError, a ValueError.
+inline int check_axis(int64_t axis, int rank) { return normalize_axis(axis, rank, ErrorKind::ValueError); }
 
 /// The result of reducing `axis` of `a` (already normalized), with the
 /// layout reduce_into expects for it.
