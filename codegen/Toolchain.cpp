@@ -1,5 +1,6 @@
 #include "codegen/Toolchain.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "llvm/ADT/SmallString.h"
@@ -15,17 +16,16 @@ namespace pydd {
 namespace {
 
 std::vector<std::string> commonFlags(const ToolchainOptions& o) {
-  // No FMA contraction: results must match NumPy's, operation by operation.
-  std::vector<std::string> flags = {"-std=c++17", "-fPIC", "-fwrapv", "-ffp-contract=off", "-fno-math-errno", "-DNDEBUG",
-                                    "-I" PYDD_RUNTIME_INCLUDE_DIR};
-  // -O0 keeps the C++ unoptimized too, for debugging and fast test builds;
-  // -O3 also tunes for the machine the kernel is built on, as Numba does.
-  switch (o.optLevel) {
-    case 0: flags.push_back("-O0"); break;
-    case 1: flags.push_back("-O1"); break;
-    case 2: flags.push_back("-O2"); break;
-    default: flags.push_back("-O3"); flags.push_back("-march=native"); break;
-  }
+  static const char* const levels[] = {PYDD_KERNEL_FLAGS_O0, PYDD_KERNEL_FLAGS_O1, PYDD_KERNEL_FLAGS_O2,
+                                       PYDD_KERNEL_FLAGS_O3};
+  llvm::SmallVector<llvm::StringRef, 16> parts;
+  llvm::StringRef(levels[std::min(o.optLevel, 3u)]).split(parts, ' ', -1, false);
+  std::vector<std::string> flags(parts.begin(), parts.end());
+  // The precompiled runtime.h comes first: g++ takes it when it was built
+  // with these same flags (halving the build of a small kernel) and reads
+  // the header itself otherwise.
+  flags.push_back("-I" PYDD_PCH_DIR);
+  flags.push_back("-I" PYDD_RUNTIME_INCLUDE_DIR);
   return flags;
 }
 
