@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pydd/runtime.h"
+#include "raises.h"
 
 namespace {
 
@@ -25,20 +26,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr Slice kAll{0, 0, 1, false, false};
 
-template <class F>
-::testing::AssertionResult Raises(F&& f, ErrorKind kind, const char* message) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (e.kind() != kind)
-      return ::testing::AssertionFailure() << "wrong kind " << static_cast<int>(e.kind()) << ": " << e.what();
-    if (std::strcmp(e.what(), message) != 0) return ::testing::AssertionFailure() << "wrong message: " << e.what();
-    return ::testing::AssertionSuccess();
-  } catch (...) {
-    return ::testing::AssertionFailure() << "threw something other than pydd::Error";
-  }
-  return ::testing::AssertionFailure() << "did not throw";
-}
+using pydd::testing_support::Raises;
 
 // Bitwise float equality (NaN equals NaN, -0.0 differs from 0.0).
 template <class T>

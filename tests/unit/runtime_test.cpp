@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pydd/runtime.h"
+#include "raises.h"
 
 namespace {
 
@@ -51,21 +52,7 @@ template <class T>
   return ::testing::AssertionFailure() << "expected " << e << ", got " << a;
 }
 
-template <class F>
-::testing::AssertionResult Raises(F&& f, ErrorKind kind, const char* message) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (e.kind() != kind)
-      return ::testing::AssertionFailure() << "wrong kind " << static_cast<int>(e.kind()) << ": " << e.what();
-    if (std::strcmp(e.what(), message) != 0)
-      return ::testing::AssertionFailure() << "wrong message: " << e.what();
-    return ::testing::AssertionSuccess();
-  } catch (...) {
-    return ::testing::AssertionFailure() << "threw something other than pydd::Error";
-  }
-  return ::testing::AssertionFailure() << "did not throw";
-}
+using pydd::testing_support::Raises;
 
 template <class T>
 struct IntDivCase {
