@@ -157,7 +157,7 @@ class Lowerer {
     Type t = parseTypeText(text(n));
     if (t.isUnknown())
       error(n, "unknown type '" + text(n) +
-                   "'; expected bool, int32, int64, float32, float64, Array(T, n), List(T), Dict(K, V), Heap(T) or a tuple (T1, T2)");
+                   "'; expected bool, int32, int64, float32, float64, Array(T, n), SparseMat(T), List(T), Dict(K, V), Heap(T) or a tuple (T1, T2)");
     return t;
   }
 
@@ -858,7 +858,7 @@ namespace {
 
 /// Recursive descent over the annotation grammar:
 ///   type := scalar | Array(scalar[, rank]) | List(type) | Dict(type, type)
-///         | Heap(type[, type]) | Tuple(type, ...) | (type, ...)
+///         | Heap(type[, type]) | Tuple(type, ...) | (type, ...) | SparseMat(scalar)
 Type parseTypePrefix(llvm::StringRef& text) {
   text = text.ltrim();
   size_t n = 0;
@@ -869,7 +869,8 @@ Type parseTypePrefix(llvm::StringRef& text) {
   if (parseScalarName(name, s)) return Type::scalar(s);
   // `(int64, float64)` is the same as Tuple(int64, float64).
   if (name.empty() && text.startswith("(")) name = "Tuple";
-  if (name != "Array" && name != "List" && name != "Dict" && name != "Heap" && name != "Tuple") return Type();
+  if (name != "Array" && name != "List" && name != "Dict" && name != "Heap" && name != "Tuple" && name != "SparseMat")
+    return Type();
   if (!text.consume_front("(")) return Type();
   std::vector<Type> args;
   unsigned rank = 1;
@@ -895,6 +896,7 @@ Type parseTypePrefix(llvm::StringRef& text) {
     return Type::array(args[0].elem(), static_cast<int>(rank));
   }
   if (name == "Tuple") return args.size() >= 1 ? Type::tuple(args) : Type();
+  if (name == "SparseMat") return args.size() == 1 && args[0].isScalar() ? Type::sparse(args[0].elem()) : Type();
   if (name == "List") return args.size() == 1 ? Type::list(args[0]) : Type();
   if (name == "Dict") return args.size() == 2 ? Type::dict(args[0], args[1]) : Type();
   if (args.empty() || args.size() > 2) return Type();

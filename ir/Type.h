@@ -16,7 +16,7 @@ enum class ScalarKind : uint8_t { Bool, Int32, Int64, Float32, Float64 };
 
 class Type {
  public:
-  enum class Kind : uint8_t { Unknown, Void, Scalar, Array, Tuple, String, List, Dict, Heap };
+  enum class Kind : uint8_t { Unknown, Void, Scalar, Array, Tuple, String, List, Dict, Heap, Sparse };
 
   Type() = default;
   static Type unknown() { return Type(); }
@@ -36,6 +36,13 @@ class Type {
     Type t(Kind::Array);
     t.Elem = elem;
     t.Rank = rank;
+    return t;
+  }
+  /// A CSR sparse matrix of `elem` values (2-D).
+  static Type sparse(ScalarKind elem) {
+    Type t(Kind::Sparse);
+    t.Elem = elem;
+    t.Rank = 2;
     return t;
   }
   static Type tuple(std::vector<Type> elems) {
@@ -70,6 +77,7 @@ class Type {
   bool isTuple() const { return K == Kind::Tuple; }
   bool isString() const { return K == Kind::String; }
   bool isList() const { return K == Kind::List; }
+  bool isSparse() const { return K == Kind::Sparse; }
   bool isDict() const { return K == Kind::Dict; }
   bool isHeap() const { return K == Kind::Heap; }
   bool isKeyValueHeap() const { return K == Kind::Heap && Elems.size() == 2; }
@@ -82,7 +90,7 @@ class Type {
   }
   /// A value that lives in memory shared by every copy (arrays and
   /// containers), as Python objects are shared by reference.
-  bool isReference() const { return isArray() || isList() || isDict() || isHeap(); }
+  bool isReference() const { return isArray() || isList() || isDict() || isHeap() || isSparse(); }
   bool isBool() const { return isScalar() && Elem == ScalarKind::Bool; }
   bool isInteger() const {
     return isScalar() && (Elem == ScalarKind::Int32 || Elem == ScalarKind::Int64);
@@ -91,7 +99,8 @@ class Type {
     return isScalar() && (Elem == ScalarKind::Float32 || Elem == ScalarKind::Float64);
   }
 
-  /// The scalar kind of a scalar, or the element kind of an array.
+  /// The scalar kind of a scalar, or the element kind of an array or a
+  /// sparse matrix.
   ScalarKind elem() const { return Elem; }
   int rank() const { return Rank; }
   /// Tuple members; List: {element}; Dict: {key, value}; Heap: {key} or
@@ -99,7 +108,7 @@ class Type {
   const std::vector<Type>& elems() const { return Elems; }
 
   bool operator==(const Type& o) const {
-    return K == o.K && (K != Kind::Scalar && K != Kind::Array ? true : Elem == o.Elem) &&
+    return K == o.K && (K != Kind::Scalar && K != Kind::Array && K != Kind::Sparse ? true : Elem == o.Elem) &&
            Rank == o.Rank && Elems == o.Elems;
   }
   bool operator!=(const Type& o) const { return !(*this == o); }

@@ -19,6 +19,7 @@ const char* cxxScalarType(ScalarKind s) {
 std::string cxxType(const Type& t) {
   if (t.isScalar()) return cxxScalarType(t.elem());
   if (t.isArray()) return std::string("pydd::Array<") + cxxScalarType(t.elem()) + ", " + std::to_string(t.rank()) + ">";
+  if (t.isSparse()) return std::string("pydd::SparseMat<") + cxxScalarType(t.elem()) + ">";
   if (t.isVoid()) return "void";
   if (t.isString()) return "const char*";
   auto join = [](const std::vector<Type>& ts) {
