@@ -13,3 +13,4 @@
 #include "pydd/reduce.h"
 #include "pydd/scalar.h"
 #include "pydd/slice.h"
+#include "pydd/sparse.h"

@@ -1,0 +1,910 @@
+// pydd runtime: sparse matrices (CSR) and the sparse library.
+//
+// SparseMat<T> is a CSR matrix with int64 row pointers and column indices.
+// Copies share storage (reference semantics, like Array): the state lives in
+// one reference-counted SparseStore, so spm_set_item on a copy is seen by
+// every handle. indptr()/indices()/data() are Arrays on the store's buffers
+// (exactly nrows+1 / nnz / nnz elements long) that the Python bridge can hand
+// to scipy without copying.
+//
+// Rows may hold unsorted (and even duplicate) column indices when the user
+// supplied them; every operation accepts that. Results built here have
+// sorted rows, except spm_mul / spm_scale with a dense or scalar operand,
+// which keep S's structure as SciPy's multiply does.
+//
+// Explicit zeros follow SciPy 1.10: sparse (+|*) sparse and spmm drop the
+// entries whose result is exactly zero (so inf * 0 = nan survives outside
+// the intersection, as in scipy); sparse * dense / scalar keep every entry of S.
+//
+// Result dtypes: the compiler passes NumPy's result type as the template
+// argument R (`spmv<double>(S, x)`); without it, R defaults to the operands'
+// std::common_type (sums: int64/uint64 for integers, T for floats).
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <type_traits>
+
+#include "pydd/array.h"
+#include "pydd/builtins.h"
+#include "pydd/elementwise.h"
+#include "pydd/errors.h"
+#include "pydd/reduce.h"
+
+namespace pydd {
+
+template <class T>
+class SparseMat;
+
+namespace detail {
+
+template <class T>
+Array<T, 1> sp_vec(int64_t n) {
+  return Array<T, 1>::empty(std::array<int64_t, 1>{n});
+}
+/// The first n elements of a (contiguous) array, sharing its buffer.
+template <class T>
+Array<T, 1> sp_prefix(const Array<T, 1>& a, int64_t n) {
+  const int64_t shape[1] = {n}, strides[1] = {1};
+  return a.template alias<1>(a.data(), shape, strides);
+}
+/// A contiguous int64/T copy of any 1-D array (or the array itself when it
+/// already is one).
+template <class D, class S>
+Array<D, 1> sp_contiguous(const Array<S, 1>& a) {
+  if constexpr (std::is_same_v<D, S>) {
+    if (a.stride(0) == 1 || a.shape(0) <= 1) return a;
+  }
+  const int64_t n = a.shape(0), s = a.stride(0);
+  Array<D, 1> out = sp_vec<D>(n);
+  const S* p = a.data();
+  D* o = out.data();
+  for (int64_t i = 0; i < n; ++i) o[i] = static_cast<D>(p[i * s]);
+  return out;
+}
+
+template <class R, class A, class B>
+using sp_result_t = std::conditional_t<std::is_void_v<R>, std::common_type_t<A, B>, R>;
+template <class T>
+using sp_sum_default_t =
+    std::conditional_t<std::is_floating_point_v<T>, T,
+                       std::conditional_t<std::is_unsigned_v<T> && !std::is_same_v<T, bool>, uint64_t, int64_t>>;
+template <class R, class T>
+using sp_sum_t = std::conditional_t<std::is_void_v<R>, sp_sum_default_t<T>, R>;
+
+template <class R>
+inline R sp_add(R a, R b) {
+  return op::add{}(a, b);
+}
+template <class R>
+inline R sp_mul(R a, R b) {
+  return op::mul{}(a, b);
+}
+
+inline int sp_shape_text(char* buf, size_t n, const int64_t* shape, int rank) {
+  if (rank == 1) return std::snprintf(buf, n, "(%lld,)", static_cast<long long>(shape[0]));
+  return std::snprintf(buf, n, "(%lld, %lld)", static_cast<long long>(shape[0]), static_cast<long long>(shape[1]));
+}
+/// "<op>: <what> <shape a> and <shape b>" as a ValueError.
+[[noreturn]] inline void sp_shape_error(const char* op, const char* what, const int64_t* a, int ra, const int64_t* b,
+                                        int rb) {
+  char sa[64], sb[64], msg[224];
+  sp_shape_text(sa, sizeof sa, a, ra);
+  sp_shape_text(sb, sizeof sb, b, rb);
+  std::snprintf(msg, sizeof msg, "%s: %s %s and %s", op, what, sa, sb);
+  throw Error(ErrorKind::ValueError, msg);
+}
+[[noreturn]] inline void sp_value_error(const char* msg) { throw Error(ErrorKind::ValueError, msg); }
+
+/// The shared state of a SparseMat.
+///
+/// set_unsafe appends in row-major order without touching the row pointers
+/// of the rows after the one it appends to: indptr[k] for k > open_row is
+/// "pending" and stands for nnz. materialize() writes them out and refreshes
+/// the nnz-long views before anybody reads the arrays.
+template <class T>
+struct SparseStore {
+  std::atomic<int64_t> refs{1};
+  int64_t nrows = 0, ncols = 0, nnz = 0;
+  int64_t open_row = -1;  // indptr[k], k > open_row, is pending (= nnz)
+  bool dirty = false;
+  Array<int64_t, 1> indptr;   // nrows + 1
+  Array<int64_t, 1> col_buf;  // capacity >= nnz, contiguous
+  Array<T, 1> val_buf;
+  Array<int64_t, 1> indices;  // the first nnz of col_buf
+  Array<T, 1> data;
+
+  int64_t capacity() const { return col_buf.shape(0); }
+  int64_t row_begin(int64_t r) const { return r <= open_row ? indptr.data()[r] : nnz; }
+  int64_t row_end(int64_t r) const { return r + 1 <= open_row ? indptr.data()[r + 1] : nnz; }
+
+  void materialize() {
+    if (!dirty) return;
+    int64_t* p = indptr.data();
+    for (int64_t k = open_row + 1; k <= nrows; ++k) p[k] = nnz;
+    open_row = nrows - 1;
+    indices = sp_prefix(col_buf, nnz);
+    data = sp_prefix(val_buf, nnz);
+    dirty = false;
+  }
+  void reserve(int64_t want) {
+    if (want <= capacity()) return;
+    int64_t cap = capacity() * 2;
+    if (cap < want) cap = want;
+    if (cap < 16) cap = 16;
+    Array<int64_t, 1> c = sp_vec<int64_t>(cap);
+    Array<T, 1> v = sp_vec<T>(cap);
+    if (nnz) {
+      std::memcpy(c.data(), col_buf.data(), sizeof(int64_t) * nnz);
+      std::memcpy(static_cast<void*>(v.data()), val_buf.data(), sizeof(T) * nnz);
+    }
+    col_buf = c;
+    val_buf = v;
+    dirty = true;
+  }
+};
+
+template <class T>
+SparseMat<T> sp_make(int64_t nrows, int64_t ncols, Array<int64_t, 1> indptr, Array<int64_t, 1> cols,
+                     Array<T, 1> vals, int64_t nnz);
+
+}  // namespace detail
+
+template <class T>
+class SparseMat {
+ public:
+  using value_type = T;
+
+  /// A 0 x 0 matrix.
+  SparseMat() : SparseMat(0, 0) {}
+  SparseMat(const SparseMat& o) : s_(o.s_) { s_->refs.fetch_add(1, std::memory_order_relaxed); }
+  SparseMat(SparseMat&& o) noexcept : s_(o.s_) { o.s_ = nullptr; }
+  SparseMat& operator=(SparseMat o) noexcept {
+    std::swap(s_, o.s_);
+    return *this;
+  }
+  ~SparseMat() {
+    if (s_ && s_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete s_;
+  }
+
+  /// An all-zero nrows x ncols matrix (empty_spm).
+  SparseMat(int64_t nrows, int64_t ncols) : s_(new detail::SparseStore<T>) {
+    if (nrows < 0 || ncols < 0) {
+      delete s_;
+      s_ = nullptr;
+      detail::sp_value_error("empty_spm: negative dimensions are not allowed");
+    }
+    s_->nrows = nrows, s_->ncols = ncols;
+    s_->indptr = Array<int64_t, 1>::zeros(std::array<int64_t, 1>{nrows + 1});
+    s_->col_buf = s_->indices = detail::sp_vec<int64_t>(0);
+    s_->val_buf = s_->data = detail::sp_vec<T>(0);
+    s_->open_row = nrows - 1;
+  }
+
+  /// Adopts CSR arrays (no copy when they are contiguous) after checking
+  /// them as scipy's check_format(full_check=True) does -> ValueError.
+  /// indices/data may be longer than indptr[-1]; the rest is ignored.
+  static SparseMat from_csr(int64_t nrows, int64_t ncols, Array<int64_t, 1> indptr, Array<int64_t, 1> indices,
+                            Array<T, 1> data) {
+    if (nrows < 0 || ncols < 0) detail::sp_value_error("negative dimensions are not allowed");
+    char msg[160];
+    if (indptr.shape(0) != nrows + 1) {
+      std::snprintf(msg, sizeof msg, "index pointer size (%lld) should be (%lld)",
+                    static_cast<long long>(indptr.shape(0)), static_cast<long long>(nrows + 1));
+      detail::sp_value_error(msg);
+    }
+    if (indices.shape(0) != data.shape(0)) detail::sp_value_error("indices and data should have the same size");
+    indptr = detail::sp_contiguous<int64_t>(indptr);
+    indices = detail::sp_contiguous<int64_t>(indices);
+    data = detail::sp_contiguous<T>(data);
+    const int64_t* p = indptr.data();
+    if (p[0] != 0) detail::sp_value_error("index pointer should start with 0");
+    const int64_t nnz = p[nrows];
+    if (nnz > indices.shape(0))
+      detail::sp_value_error("Last value of index pointer should be less than the size of index and data arrays");
+    for (int64_t r = 0; r < nrows; ++r)
+      if (p[r + 1] < p[r]) detail::sp_value_error("index pointer values must form a non-decreasing sequence");
+    const int64_t* c = indices.data();
+    for (int64_t k = 0; k < nnz; ++k) {
+      if (c[k] < 0) detail::sp_value_error("column index values must be >= 0");
+      if (c[k] >= ncols) {
+        std::snprintf(msg, sizeof msg, "column index values must be < %lld", static_cast<long long>(ncols));
+        detail::sp_value_error(msg);
+      }
+    }
+    // The capacity is exactly nnz: an insertion reallocates instead of
+    // writing into the caller's arrays past nnz.
+    return detail::sp_make<T>(nrows, ncols, indptr, detail::sp_prefix(indices, nnz), detail::sp_prefix(data, nnz),
+                              nnz);
+  }
+
+  int64_t rows() const { return s_->nrows; }
+  int64_t cols() const { return s_->ncols; }
+  /// S.shape[k]; k may be negative; IndexError outside [-2, 2).
+  int64_t shape(int64_t k) const {
+    if (k < -2 || k >= 2) throw Error(ErrorKind::IndexError, "tuple index out of range");
+    return (k < 0 ? k + 2 : k) == 0 ? s_->nrows : s_->ncols;
+  }
+  int64_t nnz() const { return s_->nnz; }
+  const Array<int64_t, 1>& indptr() const {
+    s_->materialize();
+    return s_->indptr;
+  }
+  const Array<int64_t, 1>& indices() const {
+    s_->materialize();
+    return s_->indices;
+  }
+  const Array<T, 1>& data() const {
+    s_->materialize();
+    return s_->data;
+  }
+
+  /// S[r, c]: the sum of the stored entries at (r, c) (0 if none); negative
+  /// indices wrap; IndexError out of range.
+  T get(int64_t r, int64_t c) const {
+    r = check_row(r), c = check_col(c);
+    const int64_t b = s_->row_begin(r), e = s_->row_end(r);
+    const int64_t* ci = s_->col_buf.data();
+    const T* v = s_->val_buf.data();
+    T sum = T(0);
+    bool found = false;
+    for (int64_t k = b; k < e; ++k)
+      if (ci[k] == c) sum = found ? detail::sp_add<T>(sum, v[k]) : v[k], found = true;
+    return sum;
+  }
+
+  /// spm_set_item: overwrites the entry at (r, c), or inserts it (even a
+  /// zero, as scipy does) before the first larger column of the row, which
+  /// keeps sorted rows sorted. Duplicates of (r, c) are merged into one.
+  void set(T v, int64_t r, int64_t c) {
+    r = check_row(r), c = check_col(c);
+    detail::SparseStore<T>& s = *s_;
+    s.materialize();
+    int64_t* ptr = s.indptr.data();
+    const int64_t b = ptr[r], e = ptr[r + 1];
+    int64_t* ci = s.col_buf.data();
+    int64_t found = -1, pos = e, dups = 0;
+    for (int64_t k = b; k < e; ++k) {
+      if (ci[k] == c) {
+        if (found < 0) found = k;
+        else ++dups;
+      } else if (ci[k] > c && pos == e && found < 0) {
+        pos = k;
+      }
+    }
+    if (found >= 0) {
+      s.val_buf.data()[found] = v;
+      if (dups) erase_duplicates(r, c, found);
+      return;
+    }
+    s.reserve(s.nnz + 1);
+    ci = s.col_buf.data();
+    T* vb = s.val_buf.data();
+    std::memmove(ci + pos + 1, ci + pos, sizeof(int64_t) * (s.nnz - pos));
+    std::memmove(static_cast<void*>(vb + pos + 1), vb + pos, sizeof(T) * (s.nnz - pos));
+    ci[pos] = c, vb[pos] = v;
+    for (int64_t k = r + 1; k <= s.nrows; ++k) ++ptr[k];
+    ++s.nnz;
+    s.dirty = true;
+    s.materialize();
+  }
+
+  /// spm_set_item_unsafe: appends (r, c) = v at the end of row r. The caller
+  /// promises row-major order (no entries in later rows, columns increasing
+  /// or at least not yet present); when later rows are not empty it falls
+  /// back to set(), so a broken promise never corrupts the matrix.
+  void set_unsafe(T v, int64_t r, int64_t c) {
+    r = check_row(r), c = check_col(c);
+    detail::SparseStore<T>& s = *s_;
+    if (r < s.open_row && s.indptr.data()[r + 1] != s.nnz) return set(v, r, c);
+    if (r > s.open_row) {
+      int64_t* p = s.indptr.data();
+      for (int64_t k = s.open_row + 1; k <= r; ++k) p[k] = s.nnz;
+    }
+    s.open_row = r;
+    if (s.nnz == s.capacity()) s.reserve(s.nnz + 1);
+    s.col_buf.data()[s.nnz] = c;
+    s.val_buf.data()[s.nnz] = v;
+    ++s.nnz;
+    s.dirty = true;
+  }
+
+ private:
+  template <class U>
+  friend SparseMat<U> detail::sp_make(int64_t, int64_t, Array<int64_t, 1>, Array<int64_t, 1>, Array<U, 1>, int64_t);
+  struct NoInit {};
+  explicit SparseMat(NoInit) : s_(new detail::SparseStore<T>) {}
+
+  int64_t check_row(int64_t r) const {
+    const int64_t j = r < 0 ? r + s_->nrows : r;
+    if (j < 0 || j >= s_->nrows) index_error("row", r);
+    return j;
+  }
+  int64_t check_col(int64_t c) const {
+    const int64_t j = c < 0 ? c + s_->ncols : c;
+    if (j < 0 || j >= s_->ncols) index_error("column", c);
+    return j;
+  }
+  [[noreturn]] static void index_error(const char* what, int64_t i) {
+    char msg[96];
+    std::snprintf(msg, sizeof msg, "%s index (%lld) out of range", what, static_cast<long long>(i));
+    throw Error(ErrorKind::IndexError, msg);
+  }
+  /// Removes the entries of row r at column c other than `keep`.
+  void erase_duplicates(int64_t r, int64_t c, int64_t keep) {
+    detail::SparseStore<T>& s = *s_;
+    int64_t* ptr = s.indptr.data();
+    int64_t* ci = s.col_buf.data();
+    T* v = s.val_buf.data();
+    int64_t w = ptr[r];
+    for (int64_t k = ptr[r]; k < ptr[r + 1]; ++k)
+      if (ci[k] != c || k == keep) ci[w] = ci[k], v[w] = v[k], ++w;
+    const int64_t removed = ptr[r + 1] - w;
+    std::memmove(ci + w, ci + ptr[r + 1], sizeof(int64_t) * (s.nnz - ptr[r + 1]));
+    std::memmove(static_cast<void*>(v + w), v + ptr[r + 1], sizeof(T) * (s.nnz - ptr[r + 1]));
+    for (int64_t k = r + 1; k <= s.nrows; ++k) ptr[k] -= removed;
+    s.nnz -= removed;
+    s.dirty = true;
+    s.materialize();
+  }
+
+  detail::SparseStore<T>* s_;
+};
+
+namespace detail {
+
+/// A matrix from arrays built here (no checks): cols/vals hold >= nnz.
+template <class T>
+SparseMat<T> sp_make(int64_t nrows, int64_t ncols, Array<int64_t, 1> indptr, Array<int64_t, 1> cols,
+                     Array<T, 1> vals, int64_t nnz) {
+  SparseMat<T> m{typename SparseMat<T>::NoInit{}};
+  SparseStore<T>& s = *m.s_;
+  s.nrows = nrows, s.ncols = ncols, s.nnz = nnz, s.open_row = nrows - 1;
+  s.indptr = std::move(indptr);
+  s.col_buf = std::move(cols);
+  s.val_buf = std::move(vals);
+  s.indices = sp_prefix(s.col_buf, nnz);
+  s.data = sp_prefix(s.val_buf, nnz);
+  return m;
+}
+
+/// Raw CSR pointers of a matrix, read once per operation.
+template <class T>
+struct Csr {
+  int64_t m, n, nnz;
+  const int64_t* p;
+  const int64_t* c;
+  const T* v;
+  explicit Csr(const SparseMat<T>& a)
+      : m(a.rows()), n(a.cols()), nnz(a.nnz()), p(a.indptr().data()), c(a.indices().data()), v(a.data().data()) {}
+};
+
+/// Growable output columns/values for results whose nnz is not known ahead.
+template <class R>
+struct SpOut {
+  Array<int64_t, 1> cols;
+  Array<R, 1> vals;
+  int64_t* c = nullptr;
+  R* v = nullptr;
+  int64_t cap = 0, nnz = 0;
+  explicit SpOut(int64_t initial) { grow(initial < 16 ? 16 : initial); }
+  void grow(int64_t want) {
+    int64_t ncap = cap * 2 > want ? cap * 2 : want;
+    Array<int64_t, 1> nc = sp_vec<int64_t>(ncap);
+    Array<R, 1> nv = sp_vec<R>(ncap);
+    if (nnz) {
+      std::memcpy(nc.data(), c, sizeof(int64_t) * nnz);
+      std::memcpy(static_cast<void*>(nv.data()), v, sizeof(R) * nnz);
+    }
+    cols = nc, vals = nv, c = nc.data(), v = nv.data(), cap = ncap;
+  }
+  void ensure(int64_t extra) {
+    if (nnz + extra > cap) grow(nnz + extra);
+  }
+};
+
+inline bool sp_row_sorted(const int64_t* c, int64_t b, int64_t e) {
+  for (int64_t k = b + 1; k < e; ++k)
+    if (c[k] <= c[k - 1]) return false;
+  return true;
+}
+
+/// Sparse (op) sparse, same shape, as scipy's csr_binop_csr: the union of
+/// the structures, op(a, 0) / op(0, b) where one side is absent, entries
+/// equal to zero dropped; rows come out sorted. Mul skips one-sided entries
+/// when op(x, 0) is always 0 (integers).
+template <class R, bool Mul, class T, class U>
+SparseMat<R> sp_binop(const char* name, const SparseMat<T>& A, const SparseMat<U>& B) {
+  if (A.rows() != B.rows() || A.cols() != B.cols()) {
+    const int64_t sa[2] = {A.rows(), A.cols()}, sb[2] = {B.rows(), B.cols()};
+    sp_shape_error(name, "inconsistent shapes", sa, 2, sb, 2);
+  }
+  const Csr<T> a(A);
+  const Csr<U> b(B);
+  const int64_t m = a.m, n = a.n;
+  constexpr bool kOneSided = !Mul || std::is_floating_point_v<R>;
+  auto op = [](R x, R y) { return Mul ? sp_mul<R>(x, y) : sp_add<R>(x, y); };
+  Array<int64_t, 1> indptr = sp_vec<int64_t>(m + 1);
+  int64_t* ip = indptr.data();
+  int64_t bound = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    const int64_t la = a.p[i + 1] - a.p[i], lb = b.p[i + 1] - b.p[i];
+    bound += kOneSided ? la + lb : (la < lb ? la : lb);
+  }
+  Array<int64_t, 1> cols = sp_vec<int64_t>(bound);
+  Array<R, 1> vals = sp_vec<R>(bound);
+  int64_t* oc = cols.data();
+  R* ov = vals.data();
+  int64_t nnz = 0;
+  // Dense accumulators for rows with unsorted or duplicate columns.
+  std::unique_ptr<R[]> acc_a, acc_b;
+  std::unique_ptr<int64_t[]> mark_a, mark_b, list;
+  ip[0] = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    int64_t ka = a.p[i], ea = a.p[i + 1], kb = b.p[i], eb = b.p[i + 1];
+    if (sp_row_sorted(a.c, ka, ea) && sp_row_sorted(b.c, kb, eb)) {
+      while (ka < ea && kb < eb) {
+        const int64_t ca = a.c[ka], cb = b.c[kb];
+        R r;
+        int64_t col;
+        if (ca == cb) {
+          r = op(static_cast<R>(a.v[ka++]), static_cast<R>(b.v[kb++])), col = ca;
+        } else if (ca < cb) {
+          if (!kOneSided) { ++ka; continue; }
+          r = op(static_cast<R>(a.v[ka++]), R(0)), col = ca;
+        } else {
+          if (!kOneSided) { ++kb; continue; }
+          r = op(R(0), static_cast<R>(b.v[kb++])), col = cb;
+        }
+        if (r != R(0)) oc[nnz] = col, ov[nnz++] = r;
+      }
+      if constexpr (kOneSided) {
+        for (; ka < ea; ++ka) {
+          const R r = op(static_cast<R>(a.v[ka]), R(0));
+          if (r != R(0)) oc[nnz] = a.c[ka], ov[nnz++] = r;
+        }
+        for (; kb < eb; ++kb) {
+          const R r = op(R(0), static_cast<R>(b.v[kb]));
+          if (r != R(0)) oc[nnz] = b.c[kb], ov[nnz++] = r;
+        }
+      }
+    } else {
+      if (!acc_a) {
+        acc_a.reset(new R[n]()), acc_b.reset(new R[n]());
+        mark_a.reset(new int64_t[n]), mark_b.reset(new int64_t[n]), list.reset(new int64_t[2 * n + 1]);
+        std::fill(mark_a.get(), mark_a.get() + n, int64_t(-1));
+        std::fill(mark_b.get(), mark_b.get() + n, int64_t(-1));
+      }
+      int64_t len = 0;
+      for (int64_t k = ka; k < ea; ++k) {
+        const int64_t j = a.c[k];
+        if (mark_a[j] != i) {
+          if (mark_b[j] != i) list[len++] = j;
+          mark_a[j] = i, acc_a[j] = static_cast<R>(a.v[k]);
+        } else {
+          acc_a[j] = sp_add<R>(acc_a[j], static_cast<R>(a.v[k]));
+        }
+      }
+      for (int64_t k = kb; k < eb; ++k) {
+        const int64_t j = b.c[k];
+        if (mark_b[j] != i) {
+          if (mark_a[j] != i) list[len++] = j;
+          mark_b[j] = i, acc_b[j] = static_cast<R>(b.v[k]);
+        } else {
+          acc_b[j] = sp_add<R>(acc_b[j], static_cast<R>(b.v[k]));
+        }
+      }
+      std::sort(list.get(), list.get() + len);
+      for (int64_t t = 0; t < len; ++t) {
+        const int64_t j = list[t];
+        const bool in_a = mark_a[j] == i, in_b = mark_b[j] == i;
+        if (!kOneSided && !(in_a && in_b)) continue;
+        const R r = op(in_a ? acc_a[j] : R(0), in_b ? acc_b[j] : R(0));
+        if (r != R(0)) oc[nnz] = j, ov[nnz++] = r;
+      }
+    }
+    ip[i + 1] = nnz;
+  }
+  return sp_make<R>(m, n, indptr, cols, vals, nnz);
+}
+
+/// Dense 2-D view of an Array<U, 1 or 2> as numpy.atleast_2d sees it.
+template <class U, int N>
+View<U, 2> sp_as_2d(const Array<U, N>& d, int64_t* shape) {
+  static_assert(N == 1 || N == 2, "a dense operand of spm_mul is 1-D or 2-D");
+  View<U, 2> v;
+  v.data = d.data();
+  if constexpr (N == 1) {
+    v.shape[0] = 1, v.shape[1] = d.shape(0), v.strides[0] = 0, v.strides[1] = d.stride(0);
+  } else {
+    v.shape[0] = d.shape(0), v.shape[1] = d.shape(1), v.strides[0] = d.stride(0), v.strides[1] = d.stride(1);
+  }
+  shape[0] = v.shape[0], shape[1] = v.shape[1];
+  return v;
+}
+
+}  // namespace detail
+
+// ---- construction and conversion ------------------------------------------------
+
+/// empty_spm(nrows, ncols): an all-zero matrix.
+template <class T>
+SparseMat<T> empty_spm(int64_t nrows, int64_t ncols) {
+  return SparseMat<T>(nrows, ncols);
+}
+
+/// csr_to_spm(values, columns, indexes, ncols) as
+/// csr_matrix((values, columns, indexes), shape=(len(indexes) - 1, ncols)).
+/// int64 contiguous arrays are adopted without copying; others are copied.
+template <class T, class I, class J>
+SparseMat<T> csr_to_spm(const Array<T, 1>& values, const Array<I, 1>& columns, const Array<J, 1>& indexes,
+                        int64_t ncols) {
+  static_assert(std::is_integral_v<I> && std::is_integral_v<J>, "csr_to_spm: integer index arrays");
+  if (indexes.shape(0) < 1) detail::sp_value_error("csr_to_spm: indexes must hold at least one row pointer");
+  return SparseMat<T>::from_csr(indexes.shape(0) - 1, ncols, detail::sp_contiguous<int64_t>(indexes),
+                                detail::sp_contiguous<int64_t>(columns), values);
+}
+
+/// spm_to_csr(S, values, columns, indexes): writes S's CSR arrays into the
+/// first nnz / nnz / nrows+1 elements of the caller's arrays. ValueError
+/// naming the array when one is too small, or when an index does not fit
+/// the index dtype; nothing is written then.
+template <class T, class V, class I, class J>
+void spm_to_csr(const SparseMat<T>& S, const Array<V, 1>& values, const Array<I, 1>& columns,
+                const Array<J, 1>& indexes) {
+  const int64_t nnz = S.nnz(), m = S.rows();
+  char msg[200];
+  auto too_small = [&](const char* name, int64_t have, int64_t need, const char* what) {
+    std::snprintf(msg, sizeof msg, "spm_to_csr: %s has %lld elements, the matrix needs %lld (%s)", name,
+                  static_cast<long long>(have), static_cast<long long>(need), what);
+    detail::sp_value_error(msg);
+  };
+  if (values.shape(0) < nnz) too_small("values", values.shape(0), nnz, "nnz");
+  if (columns.shape(0) < nnz) too_small("columns", columns.shape(0), nnz, "nnz");
+  if (indexes.shape(0) < m + 1) too_small("indexes", indexes.shape(0), m + 1, "rows + 1");
+  auto fits = [](int64_t x, auto tag) {
+    using X = decltype(tag);
+    return x >= 0 && static_cast<uint64_t>(x) <= static_cast<uint64_t>(std::numeric_limits<X>::max());
+  };
+  if (!fits(S.cols() > 0 ? S.cols() - 1 : 0, I{})) {
+    std::snprintf(msg, sizeof msg, "spm_to_csr: column indices up to %lld do not fit the dtype of columns",
+                  static_cast<long long>(S.cols() - 1));
+    detail::sp_value_error(msg);
+  }
+  if (!fits(nnz, J{})) {
+    std::snprintf(msg, sizeof msg, "spm_to_csr: row pointers up to %lld do not fit the dtype of indexes",
+                  static_cast<long long>(nnz));
+    detail::sp_value_error(msg);
+  }
+  const detail::Csr<T> a(S);
+  V* vo = values.data();
+  I* co = columns.data();
+  J* po = indexes.data();
+  const int64_t sv = values.stride(0), sc = columns.stride(0), sp = indexes.stride(0);
+  for (int64_t k = 0; k < nnz; ++k) vo[k * sv] = static_cast<V>(a.v[k]), co[k * sc] = static_cast<I>(a.c[k]);
+  for (int64_t i = 0; i <= m; ++i) po[i * sp] = static_cast<J>(a.p[i]);
+}
+
+/// nnz(S)
+template <class T>
+int64_t nnz(const SparseMat<T>& S) {
+  return S.nnz();
+}
+
+/// S.T as a new CSR matrix (rows sorted; duplicates and explicit zeros kept).
+template <class T>
+SparseMat<T> transpose(const SparseMat<T>& S) {
+  const detail::Csr<T> a(S);
+  const int64_t m = a.m, n = a.n, nnz = a.nnz;
+  Array<int64_t, 1> indptr = Array<int64_t, 1>::zeros(std::array<int64_t, 1>{n + 1});
+  Array<int64_t, 1> cols = detail::sp_vec<int64_t>(nnz);
+  Array<T, 1> vals = detail::sp_vec<T>(nnz);
+  int64_t* p = indptr.data();
+  for (int64_t k = 0; k < nnz; ++k) ++p[a.c[k] + 1];
+  for (int64_t j = 0; j < n; ++j) p[j + 1] += p[j];
+  int64_t* oc = cols.data();
+  T* ov = vals.data();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k) {
+      const int64_t d = p[a.c[k]]++;
+      oc[d] = i, ov[d] = a.v[k];
+    }
+  for (int64_t j = n; j > 0; --j) p[j] = p[j - 1];
+  p[0] = 0;
+  return detail::sp_make<T>(n, m, indptr, cols, vals, nnz);
+}
+
+// ---- element-wise --------------------------------------------------------------------
+
+/// spm_add(A, B): sparse + sparse (union; zero sums dropped, as scipy).
+template <class R = void, class T, class U>
+SparseMat<detail::sp_result_t<R, T, U>> spm_add(const SparseMat<T>& A, const SparseMat<U>& B) {
+  return detail::sp_binop<detail::sp_result_t<R, T, U>, false>("spm_add", A, B);
+}
+
+/// spm_add(S, D) / spm_add(D, S): sparse + dense -> dense (same shape only,
+/// as scipy; duplicates accumulate).
+template <class R = void, class T, class U, int N>
+Array<detail::sp_result_t<R, T, U>, 2> spm_add(const SparseMat<T>& S, const Array<U, N>& D) {
+  using Out = detail::sp_result_t<R, T, U>;
+  if (N != 2 || D.shape(0) != S.rows() || D.shape(N - 1) != S.cols()) {
+    const int64_t ss[2] = {S.rows(), S.cols()};
+    detail::sp_shape_error("spm_add", "inconsistent shapes", ss, 2, D.shape(), N);
+  }
+  const int64_t m = S.rows(), n = S.cols();
+  Array<Out, 2> out = Array<Out, 2>::empty(std::array<int64_t, 2>{m, n});
+  Out* o = out.data();
+  const U* d = D.data();
+  const int64_t s0 = D.stride(0), s1 = D.stride(N - 1);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) o[i * n + j] = static_cast<Out>(d[i * s0 + j * s1]);
+  const detail::Csr<T> a(S);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k)
+      o[i * n + a.c[k]] = detail::sp_add<Out>(o[i * n + a.c[k]], static_cast<Out>(a.v[k]));
+  return out;
+}
+template <class R = void, class U, int N, class T>
+Array<detail::sp_result_t<R, T, U>, 2> spm_add(const Array<U, N>& D, const SparseMat<T>& S) {
+  return spm_add<detail::sp_result_t<R, T, U>>(S, D);
+}
+
+/// spm_mul(A, B): sparse * sparse (scipy's multiply: the intersection, plus
+/// inf/nan * absent = nan; zero products dropped).
+template <class R = void, class T, class U>
+SparseMat<detail::sp_result_t<R, T, U>> spm_mul(const SparseMat<T>& A, const SparseMat<U>& B) {
+  return detail::sp_binop<detail::sp_result_t<R, T, U>, true>("spm_mul", A, B);
+}
+
+/// spm_scale(S, x): S * scalar, S's structure (explicit zeros kept).
+template <class R = void, class T, class U, std::enable_if_t<std::is_arithmetic_v<U>, int> = 0>
+SparseMat<detail::sp_result_t<R, T, U>> spm_scale(const SparseMat<T>& S, U x) {
+  using Out = detail::sp_result_t<R, T, U>;
+  const detail::Csr<T> a(S);
+  Array<int64_t, 1> indptr = detail::sp_vec<int64_t>(a.m + 1);
+  std::memcpy(indptr.data(), a.p, sizeof(int64_t) * (a.m + 1));
+  Array<int64_t, 1> cols = detail::sp_vec<int64_t>(a.nnz);
+  if (a.nnz) std::memcpy(cols.data(), a.c, sizeof(int64_t) * a.nnz);
+  Array<Out, 1> vals = detail::sp_vec<Out>(a.nnz);
+  Out* o = vals.data();
+  const Out y = static_cast<Out>(x);
+  for (int64_t k = 0; k < a.nnz; ++k) o[k] = detail::sp_mul<Out>(static_cast<Out>(a.v[k]), y);
+  return detail::sp_make<Out>(a.m, a.n, indptr, cols, vals, a.nnz);
+}
+
+/// spm_mul(S, scalar) = spm_scale.
+template <class R = void, class T, class U, std::enable_if_t<std::is_arithmetic_v<U>, int> = 0>
+SparseMat<detail::sp_result_t<R, T, U>> spm_mul(const SparseMat<T>& S, U x) {
+  return spm_scale<R>(S, x);
+}
+template <class R = void, class U, class T, std::enable_if_t<std::is_arithmetic_v<U>, int> = 0>
+SparseMat<detail::sp_result_t<R, T, U>> spm_mul(U x, const SparseMat<T>& S) {
+  return spm_scale<R>(S, x);
+}
+
+/// spm_mul(S, D): sparse * dense as scipy's multiply (D as numpy.atleast_2d
+/// sees it: 1-D is a row). Same shape, a (1, n) row, an (m, 1) column, a
+/// single element (scalar); a sparse row (1, n) or column (m, 1) broadcasts
+/// against D, replicating its entries. The result has S's structure (in S's
+/// order; explicit zeros kept), replicated where S broadcasts.
+template <class R = void, class T, class U, int N>
+SparseMat<detail::sp_result_t<R, T, U>> spm_mul(const SparseMat<T>& S, const Array<U, N>& D) {
+  using Out = detail::sp_result_t<R, T, U>;
+  int64_t ds[2];
+  const View<U, 2> d = detail::sp_as_2d(D, ds);
+  if (ds[0] * ds[1] == 1) return spm_scale<Out>(S, d(0, 0));
+  const int64_t sm = S.rows(), sn = S.cols();
+  auto dim = [&](int64_t s, int64_t t, int64_t* out) {
+    if (s == t || t == 1) return *out = s, true;
+    if (s == 1) return *out = t, true;
+    return false;
+  };
+  int64_t m, n;
+  if (!dim(sm, ds[0], &m) || !dim(sn, ds[1], &n)) {
+    const int64_t ss[2] = {sm, sn};
+    detail::sp_shape_error("spm_mul", "inconsistent shapes", ss, 2, ds, 2);
+  }
+  const detail::Csr<T> a(S);
+  const bool expand_cols = sn == 1 && n > 1;
+  const int64_t per_col = expand_cols ? n : 1;
+  const int64_t nnz = (sm == m ? a.nnz : a.nnz * m) * per_col;
+  Array<int64_t, 1> indptr = detail::sp_vec<int64_t>(m + 1);
+  Array<int64_t, 1> cols = detail::sp_vec<int64_t>(nnz);
+  Array<Out, 1> vals = detail::sp_vec<Out>(nnz);
+  int64_t* ip = indptr.data();
+  int64_t* oc = cols.data();
+  Out* ov = vals.data();
+  const int64_t dcs = ds[1] == 1 ? 0 : d.strides[1];
+  int64_t w = 0;
+  ip[0] = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    const int64_t si = sm == 1 ? 0 : i;
+    const U* drow = d.data + (ds[0] == 1 ? 0 : i * d.strides[0]);
+    for (int64_t k = a.p[si]; k < a.p[si + 1]; ++k) {
+      const Out x = static_cast<Out>(a.v[k]);
+      if (expand_cols) {
+        for (int64_t j = 0; j < n; ++j) oc[w] = j, ov[w++] = detail::sp_mul<Out>(x, static_cast<Out>(drow[j * dcs]));
+      } else {
+        oc[w] = a.c[k], ov[w++] = detail::sp_mul<Out>(x, static_cast<Out>(drow[a.c[k] * dcs]));
+      }
+    }
+    ip[i + 1] = w;
+  }
+  return detail::sp_make<Out>(m, n, indptr, cols, vals, nnz);
+}
+template <class R = void, class U, int N, class T>
+SparseMat<detail::sp_result_t<R, T, U>> spm_mul(const Array<U, N>& D, const SparseMat<T>& S) {
+  return spm_mul<detail::sp_result_t<R, T, U>>(S, D);
+}
+
+// ---- products ---------------------------------------------------------------------------
+
+/// spmv(S, x): S @ x for a 1-D x (csr_matvec: one sequential sum per row).
+template <class R = void, class T, class U>
+Array<detail::sp_result_t<R, T, U>, 1> spmv(const SparseMat<T>& S, const Array<U, 1>& x) {
+  using Out = detail::sp_result_t<R, T, U>;
+  if (x.shape(0) != S.cols()) {
+    const int64_t ss[2] = {S.rows(), S.cols()};
+    detail::sp_shape_error("spmv", "dimension mismatch", ss, 2, x.shape(), 1);
+  }
+  const detail::Csr<T> a(S);
+  Array<Out, 1> out = detail::sp_vec<Out>(a.m);
+  Out* o = out.data();
+  const U* xp = x.data();
+  const int64_t s = x.stride(0);
+  auto run = [&](auto stride) {
+    for (int64_t i = 0; i < a.m; ++i) {
+      Out acc = Out(0);
+      for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k)
+        acc = detail::sp_add<Out>(acc, detail::sp_mul<Out>(static_cast<Out>(a.v[k]),
+                                                           static_cast<Out>(xp[a.c[k] * stride])));
+      o[i] = acc;
+    }
+  };
+  if (s == 1) run(std::integral_constant<int64_t, 1>{});
+  else run(s);
+  return out;
+}
+
+/// spmm(A, B): sparse @ sparse (Gustavson: a dense accumulator and a marker
+/// per column, reused across rows). Rows sorted; zero sums dropped, as
+/// scipy's csr_matmat.
+template <class R = void, class T, class U>
+SparseMat<detail::sp_result_t<R, T, U>> spmm(const SparseMat<T>& A, const SparseMat<U>& B) {
+  using Out = detail::sp_result_t<R, T, U>;
+  if (A.cols() != B.rows()) {
+    const int64_t sa[2] = {A.rows(), A.cols()}, sb[2] = {B.rows(), B.cols()};
+    detail::sp_shape_error("spmm", "dimension mismatch", sa, 2, sb, 2);
+  }
+  const detail::Csr<T> a(A);
+  const detail::Csr<U> b(B);
+  const int64_t m = a.m, n = b.n;
+  Array<int64_t, 1> indptr = detail::sp_vec<int64_t>(m + 1);
+  int64_t* ip = indptr.data();
+  detail::SpOut<Out> out(a.nnz + b.nnz);
+  std::unique_ptr<Out[]> acc(new Out[n > 0 ? n : 1]());
+  std::unique_ptr<int64_t[]> mark(new int64_t[n > 0 ? n : 1]);
+  std::unique_ptr<int64_t[]> list(new int64_t[n > 0 ? n : 1]);
+  std::fill(mark.get(), mark.get() + n, int64_t(-1));
+  ip[0] = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    int64_t len = 0;
+    for (int64_t ka = a.p[i]; ka < a.p[i + 1]; ++ka) {
+      const int64_t l = a.c[ka];
+      const Out x = static_cast<Out>(a.v[ka]);
+      for (int64_t kb = b.p[l]; kb < b.p[l + 1]; ++kb) {
+        const int64_t j = b.c[kb];
+        if (mark[j] != i) mark[j] = i, acc[j] = Out(0), list[len++] = j;
+        acc[j] = detail::sp_add<Out>(acc[j], detail::sp_mul<Out>(x, static_cast<Out>(b.v[kb])));
+      }
+    }
+    out.ensure(len);
+    if (len > n / 4 && len > 64) {
+      // Dense enough: walk the columns in order instead of sorting.
+      for (int64_t j = 0; j < n; ++j)
+        if (mark[j] == i && acc[j] != Out(0)) out.c[out.nnz] = j, out.v[out.nnz++] = acc[j];
+    } else {
+      std::sort(list.get(), list.get() + len);
+      for (int64_t t = 0; t < len; ++t) {
+        const int64_t j = list[t];
+        if (acc[j] != Out(0)) out.c[out.nnz] = j, out.v[out.nnz++] = acc[j];
+      }
+    }
+    ip[i + 1] = out.nnz;
+  }
+  return detail::sp_make<Out>(m, n, indptr, out.cols, out.vals, out.nnz);
+}
+
+/// spmm_dense(S, D): sparse @ dense 2-D -> dense.
+template <class R = void, class T, class U>
+Array<detail::sp_result_t<R, T, U>, 2> spmm_dense(const SparseMat<T>& S, const Array<U, 2>& D) {
+  using Out = detail::sp_result_t<R, T, U>;
+  if (D.shape(0) != S.cols()) {
+    const int64_t ss[2] = {S.rows(), S.cols()};
+    detail::sp_shape_error("spmm_dense", "dimension mismatch", ss, 2, D.shape(), 2);
+  }
+  const detail::Csr<T> a(S);
+  const int64_t m = a.m, n = D.shape(1);
+  Array<Out, 2> out = Array<Out, 2>::zeros(std::array<int64_t, 2>{m, n});
+  Out* o = out.data();
+  const U* d = D.data();
+  const int64_t s0 = D.stride(0), s1 = D.stride(1);
+  auto run = [&](auto stride) {
+    for (int64_t i = 0; i < m; ++i) {
+      Out* orow = o + i * n;
+      for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k) {
+        const Out x = static_cast<Out>(a.v[k]);
+        const U* drow = d + a.c[k] * s0;
+        for (int64_t j = 0; j < n; ++j)
+          orow[j] = detail::sp_add<Out>(orow[j], detail::sp_mul<Out>(x, static_cast<Out>(drow[j * stride])));
+      }
+    }
+  };
+  if (s1 == 1) run(std::integral_constant<int64_t, 1>{});
+  else run(s1);
+  return out;
+}
+
+/// spmm_dense(D, S): dense 2-D @ sparse -> dense.
+template <class R = void, class U, class T>
+Array<detail::sp_result_t<R, T, U>, 2> spmm_dense(const Array<U, 2>& D, const SparseMat<T>& S) {
+  using Out = detail::sp_result_t<R, T, U>;
+  if (D.shape(1) != S.rows()) {
+    const int64_t ss[2] = {S.rows(), S.cols()};
+    detail::sp_shape_error("spmm_dense", "dimension mismatch", D.shape(), 2, ss, 2);
+  }
+  const detail::Csr<T> a(S);
+  const int64_t m = D.shape(0), kdim = a.m, n = a.n;
+  Array<Out, 2> out = Array<Out, 2>::zeros(std::array<int64_t, 2>{m, n});
+  Out* o = out.data();
+  const U* d = D.data();
+  const int64_t s0 = D.stride(0), s1 = D.stride(1);
+  for (int64_t i = 0; i < m; ++i) {
+    Out* orow = o + i * n;
+    for (int64_t l = 0; l < kdim; ++l) {
+      const Out x = static_cast<Out>(d[i * s0 + l * s1]);
+      for (int64_t k = a.p[l]; k < a.p[l + 1]; ++k)
+        orow[a.c[k]] = detail::sp_add<Out>(orow[a.c[k]], detail::sp_mul<Out>(x, static_cast<Out>(a.v[k])));
+    }
+  }
+  return out;
+}
+
+// ---- reductions -------------------------------------------------------------------------
+
+/// sum_axis(S, axis): axis 0 -> column sums (ncols), 1 -> row sums (nrows);
+/// negative axes wrap; ValueError otherwise. 1-D (scipy returns a matrix).
+template <class R = void, class T>
+Array<detail::sp_sum_t<R, T>, 1> sum_axis(const SparseMat<T>& S, int64_t axis) {
+  using Out = detail::sp_sum_t<R, T>;
+  const int ax = normalize_axis(axis, 2, ErrorKind::ValueError);
+  const detail::Csr<T> a(S);
+  if (ax == 1) {
+    Array<Out, 1> out = detail::sp_vec<Out>(a.m);
+    Out* o = out.data();
+    for (int64_t i = 0; i < a.m; ++i) {
+      Out acc = Out(0);
+      for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k) acc = detail::sp_add<Out>(acc, static_cast<Out>(a.v[k]));
+      o[i] = acc;
+    }
+    return out;
+  }
+  Array<Out, 1> out = Array<Out, 1>::zeros(std::array<int64_t, 1>{a.n});
+  Out* o = out.data();
+  for (int64_t k = 0; k < a.nnz; ++k) o[a.c[k]] = detail::sp_add<Out>(o[a.c[k]], static_cast<Out>(a.v[k]));
+  return out;
+}
+
+/// sum(S): scipy's order (row sums, then NumPy's sum of those).
+template <class R = void, class T>
+detail::sp_sum_t<R, T> sum(const SparseMat<T>& S) {
+  using Out = detail::sp_sum_t<R, T>;
+  return pydd::sum<Out>(sum_axis<Out>(S, 1));
+}
+
+}  // namespace pydd
