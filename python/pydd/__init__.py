@@ -6,8 +6,9 @@ Two jobs:
   very same ``.pydd`` file run as ordinary Python with NumPy, which is the
   correctness reference for compiled code: the scalar types (``int32``,
   ``int64``, ``float32``, ``float64``, ``double``), the annotations
-  ``Array(dtype, ndim)``, ``List(T)``, ``Dict(K, V)``, ``Heap(T)``/``Heap(K, V)``
-  and ``Tuple(...)``, and the library functions (see ``pydd._lib``). Of the
+  ``Array(dtype, ndim)``, ``SparseMat(dtype)``, ``List(T)``, ``Dict(K, V)``,
+  ``Heap(T)``/``Heap(K, V)`` and ``Tuple(...)``, and the library functions (see
+  ``pydd._lib``; sparse matrices are scipy.sparse's). Of the
   builtins, ``sum``, ``min``, ``max``, ``abs``, ``any``, ``all`` and ``pow``
   are shadowed by versions that are NumPy's on arrays and the builtins
   otherwise; importing pydd switches NumPy to NEP 50 promotion.
@@ -19,6 +20,6 @@ Two jobs:
 """
 
 from pydd._lib import *  # noqa: F401,F403
-from pydd._lib import __all__, ArrayType, DictType, HeapType, ListType, TupleType
+from pydd._lib import __all__, ArrayType, DictType, HeapType, ListType, SparseMatType, TupleType
 from pydd._loader import rewrite_source, rewrite_tree, load_python
 from pydd._build import CompileError, compile, find_pyddc

@@ -3,7 +3,7 @@
 Each library function here is the meaning of the pydd function of the same
 name: compiled kernels must give what these give (dtypes, shapes, values,
 exception kinds). They are thin layers over NumPy (SciPy for ``lu`` and
-``ludcmp``, ``heapq`` for heaps).
+``ludcmp`` and for sparse matrices, ``heapq`` for heaps).
 
 Importing this module switches NumPy to NumPy 2's promotion rules (NEP 50,
 ``np._set_promotion_state("weak")``), which pydd follows: a Python scalar is
@@ -19,6 +19,8 @@ an int32 array is int64, ``min(A, 1)`` reduces axis 1); on anything else
 
 import builtins
 import heapq
+import operator
+import sys
 
 import numpy as np
 
@@ -54,7 +56,7 @@ def _shape(spec):
 
 
 def _type_name(t):
-    if isinstance(t, (ArrayType, ListType, DictType, HeapType, TupleType)):
+    if isinstance(t, (ArrayType, SparseMatType, ListType, DictType, HeapType, TupleType)):
         return repr(t)
     try:
         return np.dtype(t).name
@@ -97,6 +99,36 @@ class ArrayType:
 def Array(dtype, ndim=1):
     """``Array(float64, 2)``: the type annotation for a 2-D float64 array."""
     return ArrayType(dtype, ndim)
+
+
+class SparseMatType:
+    """The annotation ``SparseMat(dtype)``: a 2-D sparse matrix of that
+    element type (CSR in compiled code; any ``scipy.sparse`` matrix from
+    Python, converted to CSR)."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = _dtype(dtype)
+
+    def __repr__(self):
+        return f"SparseMat({self.dtype.name})"
+
+    def __eq__(self, other):
+        return isinstance(other, SparseMatType) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash((SparseMatType, self.dtype))
+
+    def accepts(self, value):
+        """True if ``value`` is what a compiled kernel takes for this
+        parameter: a 2-D scipy.sparse matrix or array of this dtype."""
+        return _is_sparse(value) and value.dtype == self.dtype and len(value.shape) == 2
+
+
+def SparseMat(dtype):
+    """``SparseMat(float64)``: the type annotation for a sparse float64 matrix."""
+    return SparseMatType(dtype)
 
 
 class _ContainerType:
@@ -349,7 +381,11 @@ def _axis_form(args, kwargs):
 
 
 def sum(*args, **kwargs):
-    """``numpy.sum`` of an array (``sum(A, axis)``); the builtin otherwise."""
+    """``numpy.sum`` of an array (``sum(A, axis)``); of a sparse matrix, SciPy's
+    sum (``sum(S, axis)`` is 1-D: SciPy's (1, n) or (n, 1) matrix raveled);
+    the builtin otherwise."""
+    if args and _is_sparse(args[0]):
+        return _spm_sum(*args, **kwargs)
     form = _axis_form(args, kwargs)
     if form is not None:
         return np.sum(form[0], axis=form[1])
@@ -436,7 +472,12 @@ def _need_rank(name, x, *ranks):
 
 
 def transpose(a):
-    """The transposed view (axes reversed; a 1-D array is itself)."""
+    """The transposed view (axes reversed; a 1-D array is itself); of a
+    sparse matrix, a new CSR matrix with sorted rows."""
+    if _is_sparse(a):
+        t = a.transpose().tocsr()
+        t.sort_indices()
+        return t
     return np.transpose(a)
 
 
@@ -514,6 +555,262 @@ def ludcmp(A):
     import scipy.linalg
     _need_rank("ludcmp", A, 2)
     return scipy.linalg.lu_factor(A)
+
+
+# ---- sparse matrices (SciPy) ------------------------------------------------------------
+#
+# A SparseMat is CSR in compiled code; here it is a scipy.sparse matrix. Results
+# are csr_matrix with sorted column indices, except where the user supplied the
+# order (csr_to_spm keeps it; S.row(i), S.nonzeros() and spm_to_csr read the
+# storage order). Any scipy.sparse format is accepted as an operand.
+
+
+def _is_sparse(x):
+    """True for a scipy.sparse matrix or array (without importing SciPy: if
+    scipy.sparse was never imported, nothing can be one)."""
+    sp = sys.modules.get("scipy.sparse")
+    return sp is not None and sp.issparse(x)
+
+
+def _scipy_sparse():
+    import scipy.sparse
+    return scipy.sparse
+
+
+def _need_sparse(name, x, what="argument"):
+    if not _is_sparse(x):
+        raise TypeError(f"{name}() expects a SparseMat {what}, got {type(x).__name__}")
+
+
+def _csr(S):
+    """``S`` in CSR form (``S`` itself when it is CSR)."""
+    return S if S.format == "csr" else S.tocsr()
+
+
+def _csr_result(x, sort=True):
+    """``x`` as a ``scipy.sparse.csr_matrix`` (sorted rows unless ``sort`` is false)."""
+    sp = _scipy_sparse()
+    if type(x) is not sp.csr_matrix:
+        x = sp.csr_matrix(x)
+    if sort and not x.has_sorted_indices:
+        x.sort_indices()
+    return x
+
+
+def _need_index_array(name, what, a):
+    if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype.kind not in "iu":
+        raise TypeError(f"{name}() expects {what} as a 1-D int32 or int64 array, got "
+                        f"{a.dtype if isinstance(a, np.ndarray) else type(a).__name__}"
+                        f"{'' if not isinstance(a, np.ndarray) else f' of rank {a.ndim}'}")
+
+
+def _is_scalar(x):
+    return isinstance(x, (builtins.bool, builtins.int, builtins.float, np.generic))
+
+
+def csr_to_spm(values, columns, indexes, ncols):
+    """A sparse matrix from CSR arrays: ``csr_matrix((values, columns,
+    indexes), shape=(len(indexes) - 1, ncols))``. ``indexes`` are the row
+    pointers, ``columns`` the column indices (int32 or int64, in the order
+    given: rows need not be sorted). ValueError if the arrays do not describe
+    a matrix (pointers not starting at 0 or decreasing, columns out of range,
+    too few values)."""
+    sp = _scipy_sparse()
+    if not isinstance(values, np.ndarray) or values.ndim != 1:
+        raise TypeError(f"csr_to_spm() expects the values as a 1-D array, got {type(values).__name__}")
+    _need_index_array("csr_to_spm", "the columns", columns)
+    _need_index_array("csr_to_spm", "the indexes (row pointers)", indexes)
+    ncols = operator.index(ncols)
+    if len(indexes) < 1:
+        raise ValueError("csr_to_spm(): the indexes (row pointers) need at least one element")
+    if ncols < 0:
+        raise ValueError(f"csr_to_spm(): negative number of columns {ncols}")
+    S = sp.csr_matrix((values, columns, indexes), shape=(len(indexes) - 1, ncols))
+    S.check_format(full_check=True)
+    return S
+
+
+def spm_to_csr(S, values, columns, indexes):
+    """Copies ``S``'s CSR arrays into the caller's: ``values[:nnz]``,
+    ``columns[:nnz]``, ``indexes[:nrows + 1]`` (storage order). ValueError,
+    before anything is written, if one is too small."""
+    _need_sparse("spm_to_csr", S)
+    S = _csr(S)
+    if not isinstance(values, np.ndarray) or values.ndim != 1 or values.dtype != S.dtype:
+        raise TypeError(f"spm_to_csr() needs 1-D {S.dtype.name} values")
+    _need_index_array("spm_to_csr", "the columns", columns)
+    _need_index_array("spm_to_csr", "the indexes (row pointers)", indexes)
+    n, m = builtins.int(S.indptr[-1]), S.shape[0]
+    for what, a, need in (("values", values, n), ("columns", columns, n), ("indexes", indexes, m + 1)):
+        if len(a) < need:
+            raise ValueError(f"spm_to_csr(): {what} has {len(a)} elements, the matrix needs {need}")
+    values[:n] = S.data[:n]
+    columns[:n] = S.indices[:n]
+    indexes[:m + 1] = S.indptr
+
+
+def empty_spm(nrows, ncols, dtype=float64):
+    """A new ``nrows`` x ``ncols`` sparse matrix with no entries."""
+    nrows, ncols = operator.index(nrows), operator.index(ncols)
+    if nrows < 0 or ncols < 0:
+        raise ValueError(f"empty_spm(): negative dimensions ({nrows}, {ncols})")
+    return _scipy_sparse().csr_matrix((nrows, ncols), dtype=_dtype(dtype))
+
+
+def spm_set_item(S, value, r, c):
+    """``S[r, c] = value``: overwrites the entry or inserts it (negative
+    indices wrap; IndexError out of range)."""
+    _need_sparse("spm_set_item", S)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", _scipy_sparse().SparseEfficiencyWarning)
+        S[r, c] = value
+
+
+def spm_set_item_unsafe(S, value, r, c):
+    """:func:`spm_set_item` for entries stored in row-major order (compiled
+    code appends; the caller promises the order)."""
+    spm_set_item(S, value, r, c)
+
+
+def nnz(S):
+    """The number of stored entries of sparse ``S``."""
+    _need_sparse("nnz", S)
+    return builtins.int(S.nnz)
+
+
+def row(S, i):
+    """The (column, value) pairs of row ``i`` of sparse ``S`` in storage
+    order (``for j, v in S.row(i)``); columns are int64, values of S's
+    dtype. Negative ``i`` wraps; IndexError out of range."""
+    _need_sparse("row", S)
+    S = _csr(S)
+    m = S.shape[0]
+    i = operator.index(i)
+    if not -m <= i < m:
+        raise IndexError(f"row {i} is out of range for a sparse matrix of {m} rows")
+    if i < 0:
+        i += m
+    p, q = builtins.int(S.indptr[i]), builtins.int(S.indptr[i + 1])
+    return list(zip(S.indices[p:q].astype(np.int64), S.data[p:q]))
+
+
+def nonzeros(S):
+    """The (row, column, value) triples of sparse ``S`` in CSR storage order
+    (``for r, c, v in S.nonzeros()``); rows and columns are int64."""
+    _need_sparse("nonzeros", S)
+    S = _csr(S)
+    n = builtins.int(S.indptr[-1])
+    rows = np.repeat(np.arange(S.shape[0], dtype=np.int64), np.diff(S.indptr))
+    return list(zip(rows, S.indices[:n].astype(np.int64), S.data[:n]))
+
+
+def spm_add(a, b):
+    """``a + b`` with a sparse operand, as SciPy: two sparse matrices of one
+    shape give a sparse matrix (the union of their entries, exact zeros
+    dropped); a sparse matrix and a dense array (broadcast to its shape) a
+    dense 2-D array. ValueError for shapes that do not match."""
+    if not _is_sparse(a) and not _is_sparse(b):
+        raise TypeError("spm_add() needs a SparseMat operand")
+    for x in (a, b):
+        if not _is_sparse(x) and not (isinstance(x, np.ndarray) and x.ndim in (1, 2)):
+            raise TypeError(f"spm_add() adds a SparseMat and a SparseMat or a 1-D/2-D array, got "
+                            f"{type(x).__name__}")
+    if _is_sparse(a) and _is_sparse(b):
+        if a.shape != b.shape:
+            raise ValueError(f"spm_add(): inconsistent shapes {a.shape} and {b.shape}")
+        return _csr_result(_csr(a) + _csr(b))
+    S, D = (a, b) if _is_sparse(a) else (b, a)
+    if np.broadcast_shapes(D.shape, S.shape) != S.shape:
+        raise ValueError(f"spm_add(): a dense {D.shape} operand does not broadcast to the sparse {S.shape}")
+    return np.ascontiguousarray(np.asarray(_csr(S) + D))
+
+
+def spm_mul(a, b):
+    """The element-wise product with a sparse operand, as SciPy's
+    ``multiply``: two sparse matrices of one shape give their intersection
+    (exact zeros dropped); a sparse matrix and a dense array broadcast to its
+    shape (1-D is a row), or a scalar, give a sparse matrix with the sparse
+    operand's structure (zeros kept). ValueError for shapes that do not match."""
+    if not _is_sparse(a):
+        a, b = b, a
+    if not _is_sparse(a):
+        raise TypeError("spm_mul() needs a SparseMat operand")
+    S = _csr(a)
+    if _is_sparse(b):
+        if S.shape != b.shape:
+            raise ValueError(f"spm_mul(): inconsistent shapes {S.shape} and {b.shape}")
+        return _csr_result(S.multiply(_csr(b)))
+    if _is_scalar(b):
+        return _csr_result(S.multiply(b))
+    if not isinstance(b, np.ndarray) or b.ndim not in (1, 2):
+        raise TypeError(f"spm_mul() multiplies a SparseMat by a SparseMat, a 1-D/2-D array or a scalar, got "
+                        f"{type(b).__name__}")
+    try:
+        ok = np.broadcast_shapes(b.shape, S.shape) == S.shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"spm_mul(): a dense {b.shape} operand does not broadcast to the sparse {S.shape}")
+    return _csr_result(S.multiply(b))
+
+
+def spm_scale(S, x):
+    """``S * x`` for sparse ``S`` and a scalar ``x`` (S's structure)."""
+    _need_sparse("spm_scale", S)
+    if not _is_scalar(x):
+        raise TypeError(f"spm_scale() scales by a scalar, got {type(x).__name__}")
+    return _csr_result(_csr(S).multiply(x))
+
+
+def spmv(S, x):
+    """``S @ x``: sparse matrix times a dense 1-D array, a 1-D array.
+    ValueError if ``x``'s length is not S's number of columns."""
+    _need_sparse("spmv", S)
+    if not isinstance(x, np.ndarray) or x.ndim != 1:
+        raise TypeError(f"spmv() multiplies by a 1-D array, got {type(x).__name__}")
+    if x.shape[0] != S.shape[1]:
+        raise ValueError(f"spmv(): dimension mismatch, {S.shape} @ {x.shape}")
+    return np.asarray(_csr(S) @ x)
+
+
+def spmm(A, B):
+    """``A @ B`` for two sparse matrices: a sparse matrix (sorted rows).
+    ValueError if the inner dimensions differ."""
+    _need_sparse("spmm", A)
+    _need_sparse("spmm", B)
+    if A.shape[1] != B.shape[0]:
+        raise ValueError(f"spmm(): dimension mismatch, {A.shape} @ {B.shape}")
+    return _csr_result(_csr(A) @ _csr(B))
+
+
+def spmm_dense(a, b):
+    """``a @ b`` where one operand is sparse and the other a dense 2-D
+    array: a dense 2-D array. ValueError if the inner dimensions differ."""
+    if _is_sparse(a) == _is_sparse(b):
+        raise TypeError("spmm_dense() multiplies a SparseMat and a dense 2-D array")
+    D = b if _is_sparse(a) else a
+    if not isinstance(D, np.ndarray) or D.ndim != 2:
+        raise TypeError(f"spmm_dense() needs a dense 2-D array, got "
+                        f"{f'rank {D.ndim}' if isinstance(D, np.ndarray) else type(D).__name__}")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"spmm_dense(): dimension mismatch, {a.shape} @ {b.shape}")
+    if _is_sparse(a):
+        return np.ascontiguousarray(_csr(a) @ b)
+    return np.ascontiguousarray(a @ _csr(b))
+
+
+def _spm_sum(S, axis=None):
+    """sum(S): SciPy's sum (a scalar of NumPy's sum dtype); sum(S, axis): the
+    column (axis 0) or row (axis 1) sums as a 1-D array."""
+    if axis is None:
+        return S.sum()
+    if not isinstance(axis, (builtins.int, np.integer)) or isinstance(axis, (builtins.bool, np.bool_)):
+        raise TypeError(f"sum() axis must be an int, got {type(axis).__name__}")
+    axis = builtins.int(axis)
+    if not -2 <= axis < 2:
+        raise ValueError(f"axis {axis} is out of bounds for a sparse matrix (2 dimensions)")
+    return np.asarray(_csr(S).sum(axis=axis)).ravel()
 
 
 # ---- heaps ------------------------------------------------------------------------------
@@ -610,8 +907,10 @@ __all__ = [
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",
     "heapinit", "heappush", "heappop", "heappeek",
+    "SparseMat", "csr_to_spm", "spm_to_csr", "empty_spm", "spm_set_item", "spm_set_item_unsafe", "nnz",
+    "row", "nonzeros", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
 ]
 
 # Library functions, i.e. the names whose method spelling is rewritten.
 LIBRARY_FUNCTIONS = frozenset(n for n in __all__ if n not in {
-    "int32", "int64", "float32", "float64", "double", "Array", "List", "Dict", "Heap", "Tuple"})
+    "int32", "int64", "float32", "float64", "double", "Array", "List", "Dict", "Heap", "Tuple", "SparseMat"})
