@@ -372,6 +372,15 @@ TEST(SparseMat, Products) {
                      "spmm_dense: dimension mismatch (3, 3) and (2, 2)"));
   EXPECT_TRUE(Raises([&] { pydd::spmm_dense(mat<double>(2, 2, {1, 2, 3, 4}), a); }, ErrorKind::ValueError,
                      "spmm_dense: dimension mismatch (2, 2) and (3, 3)"));
+  // A very wide product with short rows (sorted through the column list,
+  // not the bitmap): columns come out sorted, cancellations dropped.
+  auto wa = from_dense<double>(1, 2, {1, 1});
+  auto wb = pydd::csr_to_spm(vec<double>({4, 1, 2, 3, -1}), vec<int64_t>({1999999, 7, 123456, 7, 1999999}),
+                             vec<int64_t>({0, 3, 5}), 2000000);
+  auto wp = pydd::spmm(wa, wb);
+  EXPECT_EQ(to_vec(wp.indices()), (V64{7, 123456, 1999999}));
+  EXPECT_EQ(to_vec(wp.data()), (V64{4, 2, 3}));
+  EXPECT_EQ(pydd::spmm(wa, pydd::spm_add(wb, pydd::spm_scale(wb, -1.0))).nnz(), 0);
   // Integer products.
   auto ia = from_dense<int32_t>(2, 2, {1, 2, 0, 3});
   EXPECT_EQ(to_vec(pydd::spmv<int64_t>(ia, vec<int64_t>({4, 5}))), (V64{14, 15}));

@@ -786,11 +786,24 @@ SparseMat<detail::sp_result_t<R, T, U>> spmm(const SparseMat<T>& A, const Sparse
   const int64_t m = a.m, n = b.n;
   Array<int64_t, 1> indptr = detail::sp_vec<int64_t>(m + 1);
   int64_t* ip = indptr.data();
-  detail::SpOut<Out> out(a.nnz + b.nnz);
+  // Capacity: the products' count per row (capped at n), which is exact
+  // without cancellations; beyond 16M entries it grows on demand instead.
+  int64_t bound = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    int64_t r = 0;
+    for (int64_t ka = a.p[i]; ka < a.p[i + 1] && r < n; ++ka) r += b.p[a.c[ka] + 1] - b.p[a.c[ka]];
+    bound += r < n ? r : n;
+  }
+  const int64_t cap_limit = std::max<int64_t>(4 * (a.nnz + b.nnz), int64_t{1} << 24);
+  detail::SpOut<Out> out(bound < cap_limit ? bound : cap_limit);
+  // Row i's columns are marked in a two-level bitmap (a bit per column, and
+  // a bit per non-empty word of those), which also yields them in order:
+  // reading the row out costs O(n / 4096 + its length), no sort. Very wide
+  // matrices with short rows sort the row's column list instead.
+  const int64_t nw = (n + 63) >> 6, nt = (nw + 63) >> 6;
   std::unique_ptr<Out[]> acc(new Out[n > 0 ? n : 1]());
-  std::unique_ptr<int64_t[]> mark(new int64_t[n > 0 ? n : 1]);
+  std::unique_ptr<uint64_t[]> bits(new uint64_t[nw > 0 ? nw : 1]()), top(new uint64_t[nt > 0 ? nt : 1]());
   std::unique_ptr<int64_t[]> list(new int64_t[n > 0 ? n : 1]);
-  std::fill(mark.get(), mark.get() + n, int64_t(-1));
   ip[0] = 0;
   for (int64_t i = 0; i < m; ++i) {
     int64_t len = 0;
@@ -799,23 +812,49 @@ SparseMat<detail::sp_result_t<R, T, U>> spmm(const SparseMat<T>& A, const Sparse
       const Out x = static_cast<Out>(a.v[ka]);
       for (int64_t kb = b.p[l]; kb < b.p[l + 1]; ++kb) {
         const int64_t j = b.c[kb];
-        if (mark[j] != i) mark[j] = i, acc[j] = Out(0), list[len++] = j;
-        acc[j] = detail::sp_add<Out>(acc[j], detail::sp_mul<Out>(x, static_cast<Out>(b.v[kb])));
+        const Out prod = detail::sp_mul<Out>(x, static_cast<Out>(b.v[kb]));
+        uint64_t& word = bits[j >> 6];
+        const uint64_t bit = uint64_t{1} << (j & 63);
+        if (!(word & bit)) {
+          word |= bit;
+          top[j >> 12] |= uint64_t{1} << ((j >> 6) & 63);
+          acc[j] = detail::sp_add<Out>(Out(0), prod);  // 0 + p, as scipy's sums
+          list[len++] = j;
+        } else {
+          acc[j] = detail::sp_add<Out>(acc[j], prod);
+        }
       }
     }
     out.ensure(len);
-    if (len > n / 4 && len > 64) {
-      // Dense enough: walk the columns in order instead of sorting.
-      for (int64_t j = 0; j < n; ++j)
-        if (mark[j] == i && acc[j] != Out(0)) out.c[out.nnz] = j, out.v[out.nnz++] = acc[j];
+    int64_t* oc = out.c;
+    Out* ov = out.v;
+    int64_t w = out.nnz;
+    if (nt <= 4 * len + 16) {
+      for (int64_t t = 0; t < nt; ++t) {
+        uint64_t tw = top[t];
+        top[t] = 0;
+        while (tw) {
+          const int64_t wi = t * 64 + __builtin_ctzll(tw);
+          tw &= tw - 1;
+          uint64_t bw = bits[wi];
+          bits[wi] = 0;
+          while (bw) {
+            const int64_t j = wi * 64 + __builtin_ctzll(bw);
+            bw &= bw - 1;
+            if (acc[j] != Out(0)) oc[w] = j, ov[w++] = acc[j];
+          }
+        }
+      }
     } else {
       std::sort(list.get(), list.get() + len);
       for (int64_t t = 0; t < len; ++t) {
         const int64_t j = list[t];
-        if (acc[j] != Out(0)) out.c[out.nnz] = j, out.v[out.nnz++] = acc[j];
+        bits[j >> 6] = 0, top[j >> 12] = 0;
+        if (acc[j] != Out(0)) oc[w] = j, ov[w++] = acc[j];
       }
     }
-    ip[i + 1] = out.nnz;
+    out.nnz = w;
+    ip[i + 1] = w;
   }
   return detail::sp_make<Out>(m, n, indptr, out.cols, out.vals, out.nnz);
 }
