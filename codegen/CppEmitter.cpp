@@ -274,6 +274,7 @@ class FunctionEmitter {
         case BinaryOp::FloorDiv: return "pydd::floordiv(" + l + ", " + r + ")";
         case BinaryOp::Mod: return "pydd::mod(" + l + ", " + r + ")";
         case BinaryOp::Pow: return "pydd::power(" + l + ", " + r + ")";
+        case BinaryOp::MatMul: break;  // on arrays only: sema made it a call
         case BinaryOp::BitAnd: return t + "(" + l + " & " + r + ")";
         case BinaryOp::BitOr: return t + "(" + l + " | " + r + ")";
         case BinaryOp::BitXor: return t + "(" + l + " ^ " + r + ")";
@@ -412,6 +413,7 @@ class FunctionEmitter {
     for (auto& i : x.indices) operands.push_back(i.get());
     return sequenced(operands, [&](const std::vector<std::string>& v) {
       if (base.isList()) return "(" + v[0] + ")[" + v[1] + "]";
+      if (base.isSparse()) return "(" + v[0] + ").get(" + v[1] + ", " + v[2] + ")";
       if (base.isDict()) return "(" + v[0] + ").at(" + v[1] + ")";
       // A view: integers pick, slices keep an axis.
       std::string s = "pydd::subarray<" + std::to_string(x.type.rank()) + ">(" + v[0];
@@ -611,6 +613,8 @@ class FunctionEmitter {
       // the body does not change the iteration, as in Python.
       line(depth + 1, "for (int64_t " + i + " = " + start + "; " + cond + "; " + i + " += " + step + ") {");
       line(depth + 2, loopVar + " = " + (varType && *varType != Type::int64() ? cxxType(*varType) + "(" + i + ")" : i) + ";");
+    } else if (auto* c = dyn_cast<Call>(f.iterable.get()); c && c->library && (c->callee == "row" || c->callee == "nonzeros")) {
+      sparseLoop(*c, loopVar, depth);
     } else if (f.iterable->type.isArray()) {
       std::string arr = temp("seq"), view = temp("seq_v"), i = temp("i");
       const Type& t = f.iterable->type;
@@ -638,6 +642,31 @@ class FunctionEmitter {
     block(*f.body, depth + 2);
     line(depth + 1, "}");
     line(depth, "}");
+  }
+
+  /// `for t in S.row(i)` / `for t in S.nonzeros()`: a loop over the CSR
+  /// arrays that sets t to (column, value) or (row, column, value) tuples,
+  /// without building a list. The matrix is held for the loop, as Python's
+  /// iterator holds it.
+  void sparseLoop(const Call& c, const std::string& loopVar, int depth) {
+    std::string s = temp("spm"), k = temp("k"), r = temp("r"), end = temp("end");
+    line(depth + 1, "const auto " + s + " = " + expr(*c.args[0]) + ";");
+    line(depth + 1, "const auto* " + s + "_p = " + s + ".indptr().data();");
+    line(depth + 1, "const auto* " + s + "_j = " + s + ".indices().data();");
+    line(depth + 1, "const auto* " + s + "_v = " + s + ".data().data();");
+    std::string tuple = cxxType(c.type.elems()[0]);
+    if (c.callee == "row") {
+      line(depth + 1, "const int64_t " + r + " = pydd::checked_index(" + expr(*c.args[1]) + ", " + s + ".rows(), 0);");
+      line(depth + 1, "for (int64_t " + k + " = " + s + "_p[" + r + "], " + end + " = " + s + "_p[" + r + " + 1]; " + k +
+                          " < " + end + "; ++" + k + ") {");
+      line(depth + 2, loopVar + " = " + tuple + "{" + s + "_j[" + k + "], " + s + "_v[" + k + "]};");
+      return;
+    }
+    // One loop over the non-zeros (so that break and continue mean what
+    // they say), with the row advanced past empty rows.
+    line(depth + 1, "for (int64_t " + k + " = 0, " + r + " = 0; " + k + " < " + s + ".nnz(); ++" + k + ") {");
+    line(depth + 2, "while (" + s + "_p[" + r + " + 1] <= " + k + ") ++" + r + ";");
+    line(depth + 2, loopVar + " = " + tuple + "{" + r + ", " + s + "_j[" + k + "], " + s + "_v[" + k + "]};");
   }
 
   /// The C++ name of a pydd variable, computed once per variable.

@@ -576,6 +576,31 @@ class FunctionTyper {
     }
   }
 
+  /// `S @ x`, `S * x`, `S + T` with a sparse operand: spmv/spmm/spmm_dense,
+  /// spm_mul (element-wise, SciPy's multiply), spm_add.
+  Type sparseOperator(ExprPtr& slot, Binary& b, bool report) {
+    const Type &lt = b.lhs->type, &rt = b.rhs->type;
+    switch (b.op) {
+      case BinaryOp::MatMul: {
+        const char* name = lt.isSparse() && rt.isSparse() ? "spmm"
+                           : lt.isSparse() && rt.isArray() && rt.rank() == 1 ? "spmv"
+                                                                             : "spmm_dense";
+        return lowerToCall(slot, name, takeOperands(b.lhs, b.rhs), report);
+      }
+      case BinaryOp::Mul:
+        // The sparse operand first: the product is commutative and the
+        // runtime keeps the sparse operand's structure.
+        if (!lt.isSparse()) return lowerToCall(slot, "spm_mul", takeOperands(b.rhs, b.lhs), report);
+        return lowerToCall(slot, "spm_mul", takeOperands(b.lhs, b.rhs), report);
+      case BinaryOp::Add:
+        if (!lt.isSparse()) return lowerToCall(slot, "spm_add", takeOperands(b.rhs, b.lhs), report);
+        return lowerToCall(slot, "spm_add", takeOperands(b.lhs, b.rhs), report);
+      default:
+        return bad(report, b.loc, std::string("operator '") + spelling(b.op) +
+                                      "' on a SparseMat is not supported; use @, * (spm_mul) or + (spm_add)");
+    }
+  }
+
   /// Containers whose truth value is "not empty", as in Python.
   static bool isSized(const Type& t) { return t.isList() || t.isDict() || t.isHeap(); }
 
@@ -628,6 +653,7 @@ class FunctionTyper {
         auto& b = static_cast<Binary&>(e);
         Type lt = typeOf(b.lhs, report), rt = typeOf(b.rhs, report);
         if (lt.isUnknown() || rt.isUnknown()) return Type();
+        if (lt.isSparse() || rt.isSparse()) return sparseOperator(slot, b, report);
         if (lt.isArray() || rt.isArray() || b.op == BinaryOp::MatMul) {
           const char* name = arrayOperatorFunction(b.op);
           if (!name)
@@ -788,6 +814,11 @@ class FunctionTyper {
       ++integers;
     }
     if (!known) return Type();
+    if (bt.isSparse()) {
+      if (x.indices.size() != 2 || slices)
+        return bad(report, x.loc, "a SparseMat is indexed by a row and a column, as in S[r, c]");
+      return Type::scalar(bt.elem());
+    }
     if (bt.isArray()) {
       int n = static_cast<int>(x.indices.size());
       if (n > bt.rank())
@@ -988,7 +1019,9 @@ class FunctionTyper {
           if (var.isScalar() && !canAssignImplicitly(ScalarKind::Int64, var.elem()))
             Diag.error(f.varLoc, "cannot implicitly convert int64 to " + var.str() + " for '" + f.var + "'");
         } else {
+          IterationSource = f.iterable.get();
           finalizeExpr(f.iterable);
+          IterationSource = nullptr;
           Type elem = iteratedType(f.iterable->type);
           const Type& var = Vars[f.var].type;
           if (f.iterable->type.isUnknown()) {
@@ -1214,6 +1247,10 @@ class FunctionTyper {
           for (size_t i = 0; i < c.args.size(); ++i)
             c.args[i] = convertForAssignment(std::move(c.args[i]), callee->params[i].type,
                                              "argument '" + callee->params[i].name + "' of " + c.callee + "()");
+        } else if (c.target == CallTarget::Library && (c.callee == "row" || c.callee == "nonzeros") &&
+                   &c != IterationSource) {
+          Diag.error(c.loc, (c.callee == "row" ? std::string("S.row(i)") : std::string("S.nonzeros()")) +
+                                " can only be the iterable of a for loop");
         } else if (c.target == CallTarget::Library && !c.library->params.empty() &&
                    std::string(c.library->params[0]) == "shape") {
           // Shape entries are int64 in the runtime.
@@ -1240,6 +1277,8 @@ class FunctionTyper {
   bool Reporting = false;
   bool ReportReads = false;
   std::set<std::string> Unbound;
+  /// The iterable of the for loop being finalized (S.row(i) may only be one).
+  const Expr* IterationSource = nullptr;
 };
 
 /// Heaps live inside kernels: every function of a module is callable from

@@ -108,7 +108,8 @@ std::vector<bool> writtenArrayParams(const Module& m, const Function& target) {
     changed = false;
     for (auto& f : m.functions) {
       for (size_t i = 0; i < f->params.size(); ++i) {
-        if (!f->params[i].type.isArray() || effects[f.get()][i]) continue;
+        const Type& t = f->params[i].type;
+        if (!(t.isArray() || t.isSparse()) || effects[f.get()][i]) continue;
         UseScanner scan(m, effects, f->params[i].name);
         scan.visit(*f->body);
         if (scan.mayWrite) {

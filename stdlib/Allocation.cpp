@@ -127,12 +127,14 @@ std::string emitFill(const Call& c, llvm::ArrayRef<std::string> args) {
 /// shape(A) is the shape tuple; shape(A, k) (also `A.shape[k]`) one extent.
 Type shapeType(const Call& c, TypeRuleError& err) {
   const Expr* a = arg(c, 0);
-  if (!a->type.isArray()) return fail(err, 0, "shape() expects an array, got " + a->type.str());
+  if (!a->type.isArray() && !a->type.isSparse()) return fail(err, 0, "shape() expects an array, got " + a->type.str());
   if (!arg(c, 1)) return Type::tuple(std::vector<Type>(a->type.rank(), Type::int64()));
   if (!checkAxis(c, 1, a->type.rank(), err)) return Type();
   return Type::int64();
 }
 std::string emitShape(const Call& c, llvm::ArrayRef<std::string> args) {
+  if (c.args.size() < 2 && c.args[0]->type.isSparse())
+    return "[](const auto& s) { return std::tuple<int64_t, int64_t>{s.shape(0), s.shape(1)}; }(" + args[0] + ")";
   if (c.args.size() < 2) return "pydd::shape_tuple(" + args[0] + ")";
   return "(" + args[0] + ").shape(" + axisText(c, 1, c.args[0]->type.rank(), args[1], "IndexError") + ")";
 }

@@ -104,6 +104,7 @@ const std::vector<LibraryFunction>& libraryFunctions() {
     catalog::addReductionFunctions(all);
     catalog::addLinearAlgebraFunctions(all);
     catalog::addContainerFunctions(all);
+    catalog::addSparseFunctions(all);
     return all;
   }();
   return entries;

@@ -17,7 +17,7 @@
 
 namespace pydd {
 
-enum class LibraryCategory { Allocation, Query, Elementwise, Reduction, LinearAlgebra, Container, IO };
+enum class LibraryCategory { Allocation, Query, Elementwise, Reduction, LinearAlgebra, Sparse, Container, IO };
 
 /// What a type rule may report; sema turns it into a diagnostic at `argIndex`
 /// (or at the call when argIndex < 0).

@@ -47,7 +47,8 @@ std::string emitProduct(const Call& c, llvm::ArrayRef<std::string> args) {
 }
 
 Type transposeType(const Call& c, TypeRuleError& err) {
-  if (!arg(c, 0)->type.isArray()) return fail(err, 0, "transpose() expects an array, got " + arg(c, 0)->type.str());
+  const Type& a = arg(c, 0)->type;
+  if (!a.isArray() && !a.isSparse()) return fail(err, 0, "transpose() expects an array or a SparseMat, got " + a.str());
   return arg(c, 0)->type;
 }
 std::string emitTranspose(const Call&, llvm::ArrayRef<std::string> args) { return "pydd::transpose(" + args[0] + ")"; }

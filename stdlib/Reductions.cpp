@@ -23,6 +23,13 @@ Type reductionType(const Call& c, TypeRuleError& err) {
     ScalarKind k = a.elems()[0].elem();
     return Type::scalar(name == "sum" && k == ScalarKind::Bool ? ScalarKind::Int64 : k);
   }
+  if (a.isSparse() && name == "sum") {
+    // SciPy's S.sum(axis) is a (1, n) or (n, 1) matrix; pydd gives the 1-D array.
+    ScalarKind k = accumulatorKind(*c.library, a.elem());
+    if (!arg(c, 1)) return Type::scalar(k);
+    if (!checkAxis(c, 1, 2, err)) return Type();
+    return Type::array(k, 1);
+  }
   if (!a.isArray()) return fail(err, 0, name + "() expects an array" + (name == "mean" || name == "prod" ? "" : " or a list") +
                                             ", got " + a.str());
   ScalarKind k = accumulatorKind(*c.library, a.elem());
@@ -39,7 +46,7 @@ std::string emitReduction(const Call& c, llvm::ArrayRef<std::string> args) {
   std::string targs = typed ? "<" + std::string(cxxScalarType(c.type.elem())) + ">" : "";
   if (c.args.size() < 2) return "pydd::" + name + targs + "(" + args[0] + ")";
   std::string axis = axisText(c, 1, a.rank(), args[1], "ValueError");
-  if (a.rank() == 1) return "(" + axis + ", pydd::" + name + targs + "(" + args[0] + "))";
+  if (a.isArray() && a.rank() == 1) return "(" + axis + ", pydd::" + name + targs + "(" + args[0] + "))";
   return "pydd::" + name + "_axis" + targs + "(" + args[0] + ", " + axis + ")";
 }
 

@@ -62,5 +62,6 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out);
 void addReductionFunctions(std::vector<LibraryFunction>& out);
 void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out);
 void addContainerFunctions(std::vector<LibraryFunction>& out);
+void addSparseFunctions(std::vector<LibraryFunction>& out);
 
 }  // namespace pydd::catalog

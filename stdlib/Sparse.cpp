@@ -1,0 +1,207 @@
+// Sparse matrices (CSR): construction and export, element access,
+// SciPy-style arithmetic and products, and the iteration sources of
+// `for j, v in S.row(i)` and `for r, c, v in S.nonzeros()`.
+#include "stdlib/Rules.h"
+
+namespace pydd::catalog {
+namespace {
+
+bool isSparse(const Call& c, size_t i) { return i < c.args.size() && c.args[i]->type.isSparse(); }
+
+/// The kind two operands combine in (NumPy promotion, literals weak).
+ScalarKind combined(const Call& c) {
+  const Expr &a = *c.args[0], &b = *c.args[1];
+  return commonKind(a.type.elem(), isWeakLiteral(a), b.type.elem(), isWeakLiteral(b));
+}
+
+std::string typed(const char* fn, const Type& result, llvm::ArrayRef<std::string> args) {
+  return callText(std::string("pydd::") + fn + "<" + cxxScalarType(result.elem()) + ">", args);
+}
+
+Type expectSparse(const Call& c, size_t i, TypeRuleError& err) {
+  if (!isSparse(c, i))
+    return fail(err, static_cast<int>(i), std::string(c.callee) + "() expects a SparseMat, got " + c.args[i]->type.str());
+  return c.args[i]->type;
+}
+
+/// An index array of csr_to_spm/spm_to_csr: 1-D int32 or int64.
+bool indexArray(const Call& c, size_t i, TypeRuleError& err) {
+  const Type& t = c.args[i]->type;
+  if (t.isArray() && t.rank() == 1 && isIntegerKind(t.elem())) return true;
+  fail(err, static_cast<int>(i), std::string(c.callee) + "() expects a 1-D int32 or int64 index array, got " + t.str());
+  return false;
+}
+
+// ---- construction, export, elements -------------------------------------------
+
+/// csr_to_spm(values, columns, indexes, ncols): SciPy's csr_matrix((values,
+/// columns, indexes), shape=(len(indexes) - 1, ncols)).
+Type csrToSpmType(const Call& c, TypeRuleError& err) {
+  const Type& v = c.args[0]->type;
+  if (!v.isArray() || v.rank() != 1) return fail(err, 0, "csr_to_spm() expects 1-D values, got " + v.str());
+  if (!indexArray(c, 1, err) || !indexArray(c, 2, err)) return Type();
+  if (!c.args[3]->type.isInteger()) return fail(err, 3, "the number of columns must be an integer");
+  return Type::sparse(v.elem());
+}
+std::string emitCsrToSpm(const Call&, llvm::ArrayRef<std::string> args) {
+  return "pydd::csr_to_spm(" + args[0] + ", " + args[1] + ", " + args[2] + ", int64_t(" + args[3] + "))";
+}
+
+/// spm_to_csr(S, values, columns, indexes) fills the caller's arrays.
+Type spmToCsrType(const Call& c, TypeRuleError& err) {
+  Type s = expectSparse(c, 0, err);
+  if (s.isUnknown()) return s;
+  const Type& v = c.args[1]->type;
+  if (!v.isArray() || v.rank() != 1 || v.elem() != s.elem())
+    return fail(err, 1, "spm_to_csr() needs 1-D " + std::string(scalarName(s.elem())) + " values, got " + v.str());
+  if (!indexArray(c, 2, err) || !indexArray(c, 3, err)) return Type();
+  return Type::voidTy();
+}
+
+Type emptySpmType(const Call& c, TypeRuleError& err) {
+  for (size_t i = 0; i < 2; ++i)
+    if (!c.args[i]->type.isInteger()) return fail(err, static_cast<int>(i), "empty_spm() dimensions must be integers");
+  ScalarKind k = ScalarKind::Float64;
+  if (c.args.size() > 2) {
+    if (!c.args[2]->type.isScalar()) return fail(err, 2, "dtype must be a type such as float64");
+    k = c.args[2]->type.elem();
+  }
+  return Type::sparse(k);
+}
+std::string emitEmptySpm(const Call& c, llvm::ArrayRef<std::string> args) {
+  return typed("empty_spm", c.type, {"int64_t(" + args[0] + ")", "int64_t(" + args[1] + ")"});
+}
+
+/// spm_set_item(S, v, r, c) / spm_set_item_unsafe: store v at (r, c).
+Type setItemType(const Call& c, TypeRuleError& err) {
+  Type s = expectSparse(c, 0, err);
+  if (s.isUnknown()) return s;
+  if (!c.args[1]->type.isScalar()) return fail(err, 1, "the value must be a scalar, got " + c.args[1]->type.str());
+  for (size_t i = 2; i < 4; ++i)
+    if (!c.args[i]->type.isInteger()) return fail(err, static_cast<int>(i), "indices must be integers");
+  return Type::voidTy();
+}
+std::string emitSetItem(const Call& c, llvm::ArrayRef<std::string> args) {
+  bool unsafe = std::string(c.callee) == "spm_set_item_unsafe";
+  return "(" + args[0] + ")." + (unsafe ? "set_unsafe(" : "set(") + castTo(c.args[0]->type.elem(), args[1]) +
+         ", int64_t(" + args[2] + "), int64_t(" + args[3] + "))";
+}
+
+Type nnzType(const Call& c, TypeRuleError& err) {
+  Type s = expectSparse(c, 0, err);
+  return s.isUnknown() ? s : Type::int64();
+}
+std::string emitNnz(const Call&, llvm::ArrayRef<std::string> args) { return "(" + args[0] + ").nnz()"; }
+
+// ---- arithmetic and products -----------------------------------------------------
+
+/// spm_add(A, B): the union for two sparse matrices, a dense result with a
+/// dense operand (as SciPy's `+`).
+Type spmAddType(const Call& c, TypeRuleError& err) {
+  if (!isSparse(c, 0) && !isSparse(c, 1)) return fail(err, 0, "spm_add() needs a SparseMat operand");
+  for (size_t i = 0; i < 2; ++i) {
+    const Type& t = c.args[i]->type;
+    if (!t.isSparse() && !(t.isArray() && t.rank() <= 2))
+      return fail(err, static_cast<int>(i), "spm_add() adds a SparseMat and a SparseMat or a dense 1-D/2-D array, got " + t.str());
+  }
+  ScalarKind k = combined(c);
+  return isSparse(c, 0) && isSparse(c, 1) ? Type::sparse(k) : Type::array(k, 2);
+}
+
+/// spm_mul(A, B): element-wise product keeping the sparse operand's
+/// structure (the intersection for two sparse matrices), as SciPy's multiply.
+Type spmMulType(const Call& c, TypeRuleError& err) {
+  if (!isSparse(c, 0) && !isSparse(c, 1)) return fail(err, 0, "spm_mul() needs a SparseMat operand");
+  for (size_t i = 0; i < 2; ++i) {
+    const Type& t = c.args[i]->type;
+    if (!t.isSparse() && !t.isScalar() && !(t.isArray() && t.rank() <= 2))
+      return fail(err, static_cast<int>(i), "spm_mul() multiplies a SparseMat by a SparseMat, an array or a scalar, got " + t.str());
+  }
+  return Type::sparse(combined(c));
+}
+
+std::string emitTyped(const Call& c, llvm::ArrayRef<std::string> args) { return typed(c.callee.c_str(), c.type, args); }
+
+/// spm_scale(S, x) is S * x for a scalar x.
+Type spmScaleType(const Call& c, TypeRuleError& err) {
+  Type s = expectSparse(c, 0, err);
+  if (s.isUnknown()) return s;
+  if (!c.args[1]->type.isScalar()) return fail(err, 1, "spm_scale() scales by a scalar, got " + c.args[1]->type.str());
+  return Type::sparse(combined(c));
+}
+
+/// spmv(S, x): sparse matrix times a dense vector.
+Type spmvType(const Call& c, TypeRuleError& err) {
+  Type s = expectSparse(c, 0, err);
+  if (s.isUnknown()) return s;
+  const Type& x = c.args[1]->type;
+  if (!x.isArray() || x.rank() != 1) return fail(err, 1, "spmv() multiplies by a 1-D array, got " + x.str());
+  return Type::array(combined(c), 1);
+}
+
+/// spmm(A, B): sparse times sparse, a sparse result.
+Type spmmType(const Call& c, TypeRuleError& err) {
+  for (size_t i = 0; i < 2; ++i)
+    if (expectSparse(c, i, err).isUnknown()) return Type();
+  return Type::sparse(combined(c));
+}
+
+/// spmm_dense(S, D) or spmm_dense(D, S): a dense 2-D result.
+Type spmmDenseType(const Call& c, TypeRuleError& err) {
+  if (isSparse(c, 0) == isSparse(c, 1)) return fail(err, -1, "spmm_dense() multiplies a SparseMat and a dense 2-D array");
+  size_t dense = isSparse(c, 0) ? 1 : 0;
+  const Type& d = c.args[dense]->type;
+  if (!d.isArray() || d.rank() != 2) return fail(err, static_cast<int>(dense), "spmm_dense() needs a dense 2-D array, got " + d.str());
+  return Type::array(combined(c), 2);
+}
+
+// ---- iteration ------------------------------------------------------------------------
+
+/// S.row(i) yields (column, value) pairs and S.nonzeros() (row, column,
+/// value) triples; both only as the iterable of a for loop, which codegen
+/// turns into a loop over the CSR arrays without building a list.
+Type rowType(const Call& c, TypeRuleError& err) {
+  Type s = expectSparse(c, 0, err);
+  if (s.isUnknown()) return s;
+  if (!c.args[1]->type.isInteger()) return fail(err, 1, "row() takes an integer row index");
+  return Type::list(Type::tuple({Type::int64(), Type::scalar(s.elem())}));
+}
+Type nonzerosType(const Call& c, TypeRuleError& err) {
+  Type s = expectSparse(c, 0, err);
+  if (s.isUnknown()) return s;
+  return Type::list(Type::tuple({Type::int64(), Type::int64(), Type::scalar(s.elem())}));
+}
+std::string emitIterationOnly(const Call& c, llvm::ArrayRef<std::string> args) {
+  return std::string("pydd::sparse_") + c.callee + "_list(" + (args.size() > 1 ? args[0] + ", " + args[1] : args[0]) + ")";
+}
+
+}  // namespace
+
+void addSparseFunctions(std::vector<LibraryFunction>& out) {
+  using C = LibraryCategory;
+  out.push_back(entry("csr_to_spm", C::Sparse, {"values", "columns", "indexes", "ncols"}, 4,
+                      "scipy.sparse.csr_matrix((values, columns, indexes))", csrToSpmType, emitCsrToSpm));
+  LibraryFunction export_ = entry("spm_to_csr", C::Sparse, {"S", "values", "columns", "indexes"}, 4,
+                                  "S.data, S.indices, S.indptr copied out", spmToCsrType,
+                                  [](const Call&, llvm::ArrayRef<std::string> args) { return callText("pydd::spm_to_csr", args); });
+  export_.writesArgs = 0b1110;
+  out.push_back(export_);
+  out.push_back(entry("empty_spm", C::Sparse, {"nrows", "ncols", "dtype"}, 2, "scipy.sparse.csr_matrix((nrows, ncols))",
+                      emptySpmType, emitEmptySpm));
+  for (const char* name : {"spm_set_item", "spm_set_item_unsafe"}) {
+    LibraryFunction set = entry(name, C::Sparse, {"S", "value", "row", "col"}, 4, "S[row, col] = value", setItemType, emitSetItem);
+    set.writesArgs = 1;
+    out.push_back(set);
+  }
+  out.push_back(entry("nnz", C::Sparse, {"S"}, 1, "S.nnz", nnzType, emitNnz));
+  out.push_back(entry("spm_add", C::Sparse, {"a", "b"}, 2, "a + b", spmAddType, emitTyped));
+  out.push_back(entry("spm_mul", C::Sparse, {"a", "b"}, 2, "a.multiply(b)", spmMulType, emitTyped));
+  out.push_back(entry("spm_scale", C::Sparse, {"S", "x"}, 2, "S * x", spmScaleType, emitTyped));
+  out.push_back(entry("spmv", C::Sparse, {"S", "x"}, 2, "S @ x", spmvType, emitTyped));
+  out.push_back(entry("spmm", C::Sparse, {"a", "b"}, 2, "a @ b", spmmType, emitTyped));
+  out.push_back(entry("spmm_dense", C::Sparse, {"a", "b"}, 2, "a @ b (one dense)", spmmDenseType, emitTyped));
+  out.push_back(entry("row", C::Sparse, {"S", "i"}, 2, "zip(S.indices[p:q], S.data[p:q])", rowType, emitIterationOnly));
+  out.push_back(entry("nonzeros", C::Sparse, {"S"}, 1, "(r, c, v) in CSR order", nonzerosType, emitIterationOnly));
+}
+
+}  // namespace pydd::catalog
