@@ -788,3 +788,49 @@ TEST(Errors, InPlaceOperatorsKeepTheArrayType) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---- sparse matrices ------------------------------------------------------------------
+
+TEST(Sparse, OperatorsBecomeSparseCalls) {
+  const std::string p = "S: SparseMat(float64), T: SparseMat(float32), x: Array(float64), D: Array(float64, 2)";
+  EXPECT_EQ(loweredCallee(p, "S @ x"), "spmv");
+  EXPECT_EQ(loweredCallee(p, "S @ T"), "spmm");
+  EXPECT_EQ(loweredCallee(p, "S @ D"), "spmm_dense");
+  EXPECT_EQ(loweredCallee(p, "D @ S"), "spmm_dense");
+  EXPECT_EQ(loweredCallee(p, "S * 2.0"), "spm_mul");
+  EXPECT_EQ(loweredCallee(p, "2.0 * S"), "spm_mul");
+  EXPECT_EQ(loweredCallee(p, "S + T"), "spm_add");
+  EXPECT_EQ(loweredCallee(p, "S.T"), "transpose");
+}
+
+TEST(Sparse, ResultTypes) {
+  Analyzed a = accept(
+      "def f(S: SparseMat(float32), T: SparseMat(float64), x: Array(float32), D: Array(float64, 2), i: int):\n"
+      "    y = S @ x\n    P = S @ T\n    Q = S * 2.0\n    R = S + D\n    e = S[i, 0]\n    n = nnz(S)\n"
+      "    s = S.sum()\n    c = S.sum(0)\n    m = S.shape[1]\n");
+  EXPECT_EQ(a.typeOf("y"), Type::array(ScalarKind::Float32, 1));
+  EXPECT_EQ(a.typeOf("P"), Type::sparse(ScalarKind::Float64));
+  EXPECT_EQ(a.typeOf("Q"), Type::sparse(ScalarKind::Float32));  // the literal is weak
+  EXPECT_EQ(a.typeOf("R"), Type::array(ScalarKind::Float64, 2));
+  EXPECT_EQ(a.typeOf("e"), f32);
+  EXPECT_EQ(a.typeOf("n"), i64);
+  EXPECT_EQ(a.typeOf("s"), f32);
+  EXPECT_EQ(a.typeOf("c"), Type::array(ScalarKind::Float32, 1));
+  EXPECT_EQ(a.typeOf("m"), i64);
+}
+
+TEST(Sparse, RowAndNonzerosAreLoopSources) {
+  Analyzed a = accept(
+      "def f(S: SparseMat(int64)) -> int64:\n    t = 0\n    for j, v in S.row(0):\n        t += j * v\n"
+      "    for r, c, w in S.nonzeros():\n        t += r + c + w\n    return t\n");
+  EXPECT_EQ(a.typeOf("v"), i64);
+  EXPECT_EQ(a.typeOf("c"), i64);
+  expectError("def f(S: SparseMat(float64)):\n    r = S.row(0)\n", 2, 9, "S.row(i) can only be the iterable of a for loop");
+  expectError("def f(S: SparseMat(float64)) -> float64:\n    return S[0]\n", 2, 12,
+              "a SparseMat is indexed by a row and a column, as in S[r, c]");
+  expectError("def f(S: SparseMat(float64)):\n    T = S - S\n", 2, 9, "operator '-' on a SparseMat is not supported");
+}
+
+}  // namespace
