@@ -111,6 +111,11 @@ def overwrite_{s}(S: SparseMat({T}), v: {T}, r: int64, c: int64) -> SparseMat({T
     return C
 
 
+def store_{s}(S: SparseMat({T}), v: {T}, r: int64, c: int64) -> None:
+    # into a parameter: an existing entry is written in the caller's matrix
+    spm_set_item(S, v, r, c)
+
+
 def add_{s}(A: SparseMat({T}), B: SparseMat({T})) -> SparseMat({T}):
     return spm_add(A, B)
 

@@ -74,6 +74,12 @@ def unsorted_arrays(rng, S, index_dtype=np.int64):
     return data, indices, S.indptr.astype(index_dtype)
 
 
+def with_int64_indices(S):
+    T = S.copy()
+    T.indices, T.indptr = S.indices.astype(np.int64), S.indptr.astype(np.int64)
+    return T
+
+
 def unsorted_csr(rng, S):
     """S as a csr_matrix whose rows are not sorted (the arrays as given)."""
     data, indices, indptr = unsorted_arrays(rng, S, np.int32)
@@ -157,6 +163,8 @@ def check(comp_fn, ref_fn, *args, expect=NOTHING, rtol=0.0):
     for i, (x, y) in enumerate(zip(a1, a2)):
         if isinstance(y, np.ndarray):
             assert_equal(x, y, f"{name} argument {i} after the call", rtol)
+        elif sp.issparse(y):
+            assert_sparse_equal(x, y, f"{name} argument {i} after the call", rtol)
     return gv
 
 
@@ -209,9 +217,7 @@ def test_boundary_formats(kern, s):
     dtype, rng, A, B, C = case(s, 0.05)
     fn, ref = kern(f"identity_{s}")
     forms = [A, A.tocsc(), A.tocoo(), sp.csr_array(A), A.tolil()]
-    a64 = A.copy()
-    a64.indices, a64.indptr = A.indices.astype(np.int64), A.indptr.astype(np.int64)
-    forms.append(a64)
+    forms.append(with_int64_indices(A))
     forms.append(unsorted_csr(rng, A))
     for form in forms:
         got = fn(form)
@@ -357,6 +363,18 @@ def test_set_items(kern, s):
         exp = A.tolil()
         exp[r, c] = 42
         check(*kern(f"overwrite_{s}"), A, dtype(42), r, c, expect=exp.tocsr())
+    # a store into a parameter: SciPy (the reference) writes the caller's
+    # matrix; a compiled kernel that may write a SparseMat parameter gets
+    # copies of its arrays (the bridge: an insertion cannot grow the
+    # caller's arrays), so the caller's matrix is left as it was
+    for S in (A, with_int64_indices(A)):
+        for k in (0, 3, -1):
+            r, c = A.nonzero()[0][k], A.nonzero()[1][k]
+            S2 = S.copy()
+            kern(f"store_{s}")[0](S2, dtype(42), r, c)
+            exp = A.tolil()
+            exp[r, c] = 42
+            assert_sparse_equal(S2, A if kern.compiled else exp, f"store_{s}: the caller's matrix after")
 
 
 # ---- element-wise -----------------------------------------------------------------------
