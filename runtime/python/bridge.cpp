@@ -198,6 +198,7 @@ size_t raw_size(const pabi::TypeDesc& t) {
     case pabi::Kind::Void: return 0;
     case pabi::Kind::Scalar: return static_cast<size_t>(element_size(t.dtype));
     case pabi::Kind::Array: return sizeof(pabi::RawArray);
+    case pabi::Kind::Sparse: return sizeof(pabi::RawSparse);
     case pabi::Kind::List: return sizeof(pabi::RawList);
     case pabi::Kind::Dict: return sizeof(pabi::RawDict);
     case pabi::Kind::Tuple: {
@@ -212,8 +213,9 @@ size_t raw_size(const pabi::TypeDesc& t) {
 /// Whether a raw value of this type can hold array references or item
 /// buffers (scalars hold nothing to release).
 bool holds_resources(const pabi::TypeDesc& t) {
-  if (t.kind != pabi::Kind::Tuple) return t.kind == pabi::Kind::Array || t.kind == pabi::Kind::List ||
-                                            t.kind == pabi::Kind::Dict;
+  if (t.kind != pabi::Kind::Tuple)
+    return t.kind == pabi::Kind::Array || t.kind == pabi::Kind::Sparse || t.kind == pabi::Kind::List ||
+           t.kind == pabi::Kind::Dict;
   for (int32_t k = 0; k < t.num_elems; ++k)
     if (holds_resources(t.elems[k])) return true;
   return false;
@@ -221,6 +223,13 @@ bool holds_resources(const pabi::TypeDesc& t) {
 
 /// Releases what a raw value holds (array references, item buffers) and
 /// leaves it empty. Zeroed or partly built values are fine.
+void release_array(pabi::RawArray& raw) {
+  if (pydd::Buffer* b = raw.owner) {
+    raw.owner = nullptr;
+    b->release();
+  }
+}
+
 void release_raw(const pabi::TypeDesc& t, void* p) {
   auto each = [](const pabi::TypeDesc& e, void* items, int64_t n) {
     if (!items) return;
@@ -229,12 +238,12 @@ void release_raw(const pabi::TypeDesc& t, void* p) {
     std::free(items);
   };
   switch (t.kind) {
-    case pabi::Kind::Array: {
-      auto& raw = *static_cast<pabi::RawArray*>(p);
-      if (pydd::Buffer* b = raw.owner) {
-        raw.owner = nullptr;
-        b->release();
-      }
+    case pabi::Kind::Array: release_array(*static_cast<pabi::RawArray*>(p)); return;
+    case pabi::Kind::Sparse: {
+      auto& raw = *static_cast<pabi::RawSparse*>(p);
+      release_array(raw.indptr);
+      release_array(raw.indices);
+      release_array(raw.data);
       return;
     }
     case pabi::Kind::List: {
@@ -273,6 +282,7 @@ std::string type_str(const pabi::TypeDesc& t) {
     case pabi::Kind::Void: return "None";
     case pabi::Kind::Scalar: return dtype_name(t.dtype);
     case pabi::Kind::Array: return std::string("Array(") + dtype_name(t.dtype) + ", " + std::to_string(t.rank) + ")";
+    case pabi::Kind::Sparse: return std::string("SparseMat(") + dtype_name(t.dtype) + ")";
     case pabi::Kind::List: return "List(" + members(0) + ")";
     case pabi::Kind::Dict: return "Dict(" + members(0) + ")";
     case pabi::Kind::Tuple: return "(" + members(0) + (t.num_elems == 1 ? ",)" : ")");
@@ -469,6 +479,130 @@ struct CallState {
   std::vector<ArrayArg> nested;
 };
 
+// ---- scipy.sparse matrices
+
+// SciPy is imported only by modules with a SparseMat in some signature, when
+// the module is created (under the import lock, with the GIL held); the
+// references are kept for the life of the process.
+struct ScipySparse {
+  PyObject* issparse = nullptr;    // scipy.sparse.issparse
+  PyObject* csr_matrix = nullptr;  // the class results are made of
+  // The attributes a csr_matrix's __init__ sets (an empty one's __dict__):
+  // results are made by filling in a copy, so that SciPy neither copies the
+  // kernel's arrays nor checks them again (null: use the constructor).
+  PyObject* csr_dict = nullptr;
+};
+
+const ScipySparse& scipy_sparse() {
+  static ScipySparse sp;
+  if (sp.csr_matrix) return sp;
+  py::module_ sparse = py::module_::import("scipy.sparse");
+  py::object issparse = sparse.attr("issparse"), csr = sparse.attr("csr_matrix");
+  py::object dict;
+  try {
+    py::object empty = csr(py::make_tuple(0, 0));
+    dict = py::reinterpret_steal<py::object>(PyDict_Copy(empty.attr("__dict__").ptr()));
+    if (!dict) throw py::error_already_set();
+    // Cached facts about the empty matrix's indices would be wrong for a result.
+    for (const char* key : {"_has_sorted_indices", "_has_canonical_format", "has_sorted_indices",
+                            "has_canonical_format"})
+      if (PyDict_GetItemString(dict.ptr(), key) && PyDict_DelItemString(dict.ptr(), key) < 0)
+        throw py::error_already_set();
+    for (const char* key : {"_shape", "data", "indices", "indptr"})
+      if (!PyDict_GetItemString(dict.ptr(), key)) dict = py::object();  // an unknown layout
+  } catch (py::error_already_set&) {
+    dict = py::object();
+  }
+  sp.issparse = issparse.release().ptr();
+  sp.csr_dict = dict ? dict.release().ptr() : nullptr;
+  sp.csr_matrix = csr.release().ptr();
+  return sp;
+}
+
+/// Whether a NumPy dtype is `d` in native byte order.
+bool is_dtype(const py::dtype& dt, pabi::Dtype d) {
+  char kind;
+  int size;
+  dtype_kind_size(d, &kind, &size);
+  const char order = dt.byteorder();
+  const bool native = order == '=' || order == '|' || order == (PY_BIG_ENDIAN ? '>' : '<');
+  return dt.kind() == kind && dt.itemsize() == size && native;
+}
+
+/// One of a CSR matrix's arrays as a raw 1-D array the kernel borrows:
+/// `arr` itself when it is a contiguous, aligned `d` array and no copy is
+/// asked for, else a contiguous copy converted to `d` (kept alive in `st`).
+void sparse_part(const Where& w, const char* what, py::object obj, pabi::Dtype d, bool copy, pabi::RawArray* out,
+                 CallState& st) {
+  if (!py::isinstance<py::array>(obj))
+    throw_type_error(w.str() + ": the matrix's " + what + " is a " + type_name(obj.ptr()) + ", not a numpy.ndarray");
+  auto arr = py::reinterpret_borrow<py::array>(obj);
+  if (arr.ndim() != 1) throw_type_error(w.str() + ": the matrix's " + what + " array is not 1-D");
+  const int flags = arr.flags();
+  const bool usable = is_dtype(arr.dtype(), d) && (flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_) &&
+                      (flags & py::detail::npy_api::NPY_ARRAY_ALIGNED_);
+  if (copy || !usable) {
+    // astype always copies, into a fresh C-contiguous array.
+    arr = py::reinterpret_steal<py::array>(arr.attr("astype")(numpy_dtype(d)).release());
+    if (!py::isinstance<py::array>(arr)) throw_type_error(w.str() + ": cannot convert the matrix's " + what);
+  }
+  const int64_t itemsize = element_size(d);
+  *out = pabi::RawArray{};
+  out->data = const_cast<void*>(arr.data());
+  out->shape[0] = static_cast<int64_t>(arr.shape(0));
+  out->strides[0] = 1;
+  out->owner = nullptr;
+  ArrayArg& a = st.nested.emplace_back();
+  a.object = std::move(arr);
+  extent(static_cast<const char*>(out->data), 1, out->shape, out->strides, itemsize, &a.lo, &a.hi);
+}
+
+/// A scipy.sparse matrix (any format; CSR is borrowed) as a RawSparse. The
+/// kernel sees int64 indices and contiguous data; indices of another
+/// integer type are converted copies. When the kernel may write the matrix
+/// (spm_set_item), all three arrays are copies: an insertion cannot resize
+/// the caller's arrays, so a partial write-through would corrupt them.
+void convert_sparse(const Where& w, const pabi::TypeDesc& t, bool written, PyObject* obj, pabi::RawSparse* out,
+                    CallState& st) {
+  const ScipySparse& sp = scipy_sparse();
+  auto expected = [&] { return w.str() + " expects a scipy.sparse matrix of " + dtype_name(t.dtype) + ", got "; };
+  const int is_sparse = obj == Py_None ? 0 : [&] {
+    PyObject* r = PyObject_CallOneArg(sp.issparse, obj);
+    if (!r) throw py::error_already_set();
+    const int truth = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    if (truth < 0) throw py::error_already_set();
+    return truth;
+  }();
+  if (!is_sparse) throw_type_error(expected() + type_name(obj));
+  py::object m = py::reinterpret_borrow<py::object>(obj);
+  py::object dt = m.attr("dtype");
+  if (!py::isinstance<py::dtype>(dt) || !is_dtype(py::reinterpret_borrow<py::dtype>(dt), t.dtype))
+    throw_type_error(expected() + type_name(obj) + " of " + object_str(dt.ptr()));
+  py::object shape = m.attr("shape");
+  if (!PyTuple_Check(shape.ptr()) || PyTuple_GET_SIZE(shape.ptr()) != 2)
+    throw_type_error(expected() + type_name(obj) + " of shape " + object_str(shape.ptr()) + " (not 2-D)");
+  const int64_t nrows = convert_integer(w, PyTuple_GET_ITEM(shape.ptr(), 0), pabi::Dtype::Int64);
+  const int64_t ncols = convert_integer(w, PyTuple_GET_ITEM(shape.ptr(), 1), pabi::Dtype::Int64);
+  py::object format = m.attr("format");
+  if (!PyUnicode_Check(format.ptr()) || PyUnicode_CompareWithASCIIString(format.ptr(), "csr") != 0) {
+    m = m.attr("tocsr")();  // CSC, COO, LIL, ... (COO sums duplicates, as SciPy does)
+  }
+  out->nrows = nrows;
+  out->ncols = ncols;
+  sparse_part(w, "indptr", m.attr("indptr"), pabi::Dtype::Int64, written, &out->indptr, st);
+  sparse_part(w, "indices", m.attr("indices"), pabi::Dtype::Int64, written, &out->indices, st);
+  sparse_part(w, "data", m.attr("data"), t.dtype, written, &out->data, st);
+  // SciPy allows index and data arrays longer than nnz (indptr[-1]); the
+  // kernel sees exactly nnz of each. Anything inconsistent is left for the
+  // kernel's structure check (SparseMat::from_csr) to report.
+  if (out->indptr.shape[0] == nrows + 1 && nrows >= 0) {
+    const int64_t nnz = static_cast<const int64_t*>(out->indptr.data)[nrows];
+    if (nnz >= 0 && nnz <= out->indices.shape[0] && nnz <= out->data.shape[0])
+      out->indices.shape[0] = out->data.shape[0] = nnz;
+  }
+}
+
 /// Converts `obj` to the raw form of `t` at `out`, which is zeroed when `t`
 /// holds resources (so that a failure part way can be released). Lists and
 /// dicts are copied; arrays are borrowed.
@@ -481,6 +615,7 @@ void from_python(const pabi::TypeDesc& t, PyObject* obj, void* out, const Where&
       if (!arg) arg = &st.nested.emplace_back();
       convert_array(w, t, written, obj, static_cast<pabi::RawArray*>(out), arg);
       return;
+    case pabi::Kind::Sparse: convert_sparse(w, t, written, obj, static_cast<pabi::RawSparse*>(out), st); return;
     case pabi::Kind::List: {
       if (!PyList_Check(obj)) throw_expects(w, "a list for " + type_str(t), obj);
       const Py_ssize_t n = PyList_GET_SIZE(obj);
@@ -624,6 +759,40 @@ py::object array_result(const pabi::TypeDesc& type, pabi::RawArray& raw, const A
   return std::move(fresh);
 }
 
+/// A scipy.sparse.csr_matrix around a kernel's CSR arrays, which it takes
+/// as they are: int64 indices, no copy, no second structure check (the
+/// kernel's SparseMat is valid by construction).
+py::object sparse_result(const pabi::TypeDesc& t, pabi::RawSparse& raw, const ArgArrays& args) {
+  const pabi::TypeDesc values{pabi::Kind::Array, t.dtype, 1, 0, nullptr};
+  const pabi::TypeDesc index{pabi::Kind::Array, pabi::Dtype::Int64, 1, 0, nullptr};
+  py::object data = array_result(values, raw.data, args);
+  py::object indices = array_result(index, raw.indices, args);
+  py::object indptr = array_result(index, raw.indptr, args);
+  py::tuple shape = py::make_tuple(raw.nrows, raw.ncols);
+  const ScipySparse& sp = scipy_sparse();
+  if (sp.csr_dict) {
+    // What csr_matrix((data, indices, indptr), shape) would build, minus
+    // its index-dtype narrowing (a copy to int32) and format check.
+    auto* type = reinterpret_cast<PyTypeObject*>(sp.csr_matrix);
+    py::tuple no_args(0);
+    auto m = py::reinterpret_steal<py::object>(type->tp_new(type, no_args.ptr(), nullptr));
+    if (!m) throw py::error_already_set();
+    auto dict = py::reinterpret_steal<py::object>(PyDict_Copy(sp.csr_dict));
+    if (!dict) throw py::error_already_set();
+    if (PyDict_SetItemString(dict.ptr(), "_shape", shape.ptr()) < 0 ||
+        PyDict_SetItemString(dict.ptr(), "data", data.ptr()) < 0 ||
+        PyDict_SetItemString(dict.ptr(), "indices", indices.ptr()) < 0 ||
+        PyDict_SetItemString(dict.ptr(), "indptr", indptr.ptr()) < 0 ||
+        PyObject_SetAttrString(m.ptr(), "__dict__", dict.ptr()) < 0)
+      throw py::error_already_set();
+    return m;
+  }
+  py::dict kwargs;
+  kwargs["shape"] = shape;
+  kwargs["copy"] = false;
+  return py::reinterpret_borrow<py::object>(sp.csr_matrix)(py::make_tuple(data, indices, indptr), **kwargs);
+}
+
 py::object scalar_result(pabi::Dtype dtype, const void* p) {
   switch (dtype) {
     case pabi::Dtype::Bool: return py::bool_(*static_cast<const bool*>(p));
@@ -642,6 +811,7 @@ py::object to_python(const pabi::TypeDesc& t, void* p, const ArgArrays& args) {
     case pabi::Kind::Void: return py::none();
     case pabi::Kind::Scalar: return scalar_result(t.dtype, p);
     case pabi::Kind::Array: return array_result(t, *static_cast<pabi::RawArray*>(p), args);
+    case pabi::Kind::Sparse: return sparse_result(t, *static_cast<pabi::RawSparse*>(p), args);
     case pabi::Kind::List: {
       auto& raw = *static_cast<pabi::RawList*>(p);
       const size_t size = raw_size(t.elems[0]);
@@ -896,6 +1066,7 @@ bool valid_type(const pabi::TypeDesc& t, int depth = 0) {
     case pabi::Kind::Void: return false;
     case pabi::Kind::Scalar: return dtype_ok;
     case pabi::Kind::Array: return dtype_ok && t.rank >= 1 && t.rank <= pydd::kMaxRank;
+    case pabi::Kind::Sparse: return dtype_ok;
     case pabi::Kind::List: return children(1);
     case pabi::Kind::Dict: return children(2);
     case pabi::Kind::Tuple: return t.num_elems >= 0 && children(t.num_elems);
@@ -908,10 +1079,10 @@ void check_type(const pabi::TypeDesc& t, bool is_result, const std::string& wher
     throw std::runtime_error("invalid type in the module table for " + where);
 }
 
-bool contains_array(const pabi::TypeDesc& t) {
-  if (t.kind == pabi::Kind::Array) return true;
+bool contains_kind(const pabi::TypeDesc& t, pabi::Kind kind) {
+  if (t.kind == kind) return true;
   for (int32_t k = 0; k < t.num_elems && t.kind != pabi::Kind::Scalar; ++k)
-    if (contains_array(t.elems[k])) return true;
+    if (contains_kind(t.elems[k], kind)) return true;
   return false;
 }
 
@@ -930,25 +1101,29 @@ extern "C" __attribute__((visibility("default"))) PyObject* pydd_make_module(con
     return nullptr;
   }
   try {
-    bool needs_numpy = false;
+    bool needs_numpy = false, needs_scipy = false;
     for (int32_t i = 0; i < desc->num_functions; ++i) {
       const pabi::FunctionDesc& f = desc->functions[i];
       if (!f.name || !f.thunk || f.num_params < 0 || (f.num_params > 0 && !f.params))
         throw std::runtime_error(std::string("invalid function entry in the module table of ") + desc->name);
       check_type(f.result, true, f.name);
-      needs_numpy |= contains_array(f.result);
+      needs_scipy |= contains_kind(f.result, pabi::Kind::Sparse);
+      needs_numpy |= contains_kind(f.result, pabi::Kind::Array);
       for (int32_t j = 0; j < f.num_params; ++j) {
         if (!f.params[j].name) throw std::runtime_error(std::string("unnamed parameter in ") + f.name);
         check_type(f.params[j].type, false, f.name);
-        needs_numpy |= contains_array(f.params[j].type);
+        needs_scipy |= contains_kind(f.params[j].type, pabi::Kind::Sparse);
+        needs_numpy |= contains_kind(f.params[j].type, pabi::Kind::Array);
       }
     }
-    if (needs_numpy) {
+    if (needs_numpy || needs_scipy) {
       // Import NumPy now, under the import lock: pybind11's lazy first use
       // from two threads at once could deadlock on its static initializer.
       py::detail::npy_api::get();
       numpy_scalar_types();
     }
+    // Likewise SciPy, which a module with a SparseMat in a signature needs.
+    if (needs_scipy) scipy_sparse();
 
     auto* table = new ModuleTable();
     table->functions = new FunctionInfo*[static_cast<size_t>(desc->num_functions > 0 ? desc->num_functions : 1)]();

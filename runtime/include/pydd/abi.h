@@ -19,21 +19,22 @@
 
 #include "pydd/array.h"
 #include "pydd/containers.h"
+#include "pydd/sparse.h"
 
 namespace pydd::abi {
 
 /// Bumped whenever any struct below or a raw representation changes.
-inline constexpr int kVersion = 2;
+inline constexpr int kVersion = 3;
 
 enum class Dtype : int32_t { Bool, Int32, Int64, Float32, Float64 };
-enum class Kind : int32_t { Void, Scalar, Array, List, Dict, Tuple };
+enum class Kind : int32_t { Void, Scalar, Array, List, Dict, Tuple, Sparse };
 
 /// A parameter or result type, as a tree: List has one child (the element),
 /// Dict two (key, value), Tuple one per member.
 struct TypeDesc {
   Kind kind;
-  Dtype dtype;   // element type of an Array, the type of a Scalar
-  int32_t rank;  // Array only
+  Dtype dtype;   // element type of an Array or Sparse, the type of a Scalar
+  int32_t rank;  // Array only (2 for Sparse)
   int32_t num_elems;
   const TypeDesc* elems;
 };
@@ -41,13 +42,15 @@ struct TypeDesc {
 struct ParamDesc {
   const char* name;
   TypeDesc type;
-  bool written;  // the kernel may store into its array(s) (needs writable arrays)
+  bool written;  // the kernel may store into its array(s) (needs writable arrays);
+                 // a Sparse parameter is then copied in rather than borrowed
 };
 
 // ---- raw representations: what crosses the boundary for each type
 //
 //   bool, int32_t, int64_t, float, double   themselves
 //   Array                                   RawArray
+//   Sparse                                  RawSparse
 //   List                                    RawList
 //   Dict                                    RawDict
 //   Tuple                                   its members' raw forms in order,
@@ -66,6 +69,19 @@ struct RawArray {
   int64_t shape[kMaxRank];
   int64_t strides[kMaxRank];
   Buffer* owner;
+};
+
+/// A CSR sparse matrix crossing the boundary: three 1-D arrays (indptr of
+/// nrows + 1 int64, indices and data of nnz each), each borrowed or owned as
+/// a RawArray is. Arguments: the bridge hands in int64 indices and
+/// contiguous data (copying int32 indices, and everything when the kernel
+/// may write the matrix); the thunk validates the structure (from_csr).
+struct RawSparse {
+  int64_t nrows;
+  int64_t ncols;
+  RawArray indptr;
+  RawArray indices;
+  RawArray data;
 };
 
 /// `size` raw elements back to back (each the raw size of the element type).
@@ -143,6 +159,26 @@ struct RawTraits<Array<T, N>> {
     raw.data = a.data();
     for (int k = 0; k < N; ++k) raw.shape[k] = a.shape(k), raw.strides[k] = a.stride(k);
     raw.owner = a.release_owner();
+  }
+};
+
+template <class T>
+struct RawTraits<SparseMat<T>> {
+  static constexpr size_t size = sizeof(RawSparse);
+  static SparseMat<T> get(const void* p) {
+    const auto& raw = *static_cast<const RawSparse*>(p);
+    return SparseMat<T>::from_csr(raw.nrows, raw.ncols, abi::get<Array<int64_t, 1>>(&raw.indptr),
+                                  abi::get<Array<int64_t, 1>>(&raw.indices), abi::get<Array<T, 1>>(&raw.data));
+  }
+  static void put(void* p, const SparseMat<T>& s) {
+    auto& raw = *static_cast<RawSparse*>(p);
+    raw = RawSparse{};
+    raw.nrows = s.rows();
+    raw.ncols = s.cols();
+    // Each put takes its own reference; the caller releases all three.
+    abi::put<Array<int64_t, 1>>(&raw.indptr, s.indptr());
+    abi::put<Array<int64_t, 1>>(&raw.indices, s.indices());
+    abi::put<Array<T, 1>>(&raw.data, s.data());
   }
 };
 
