@@ -475,9 +475,7 @@ def transpose(a):
     """The transposed view (axes reversed; a 1-D array is itself); of a
     sparse matrix, a new CSR matrix with sorted rows."""
     if _is_sparse(a):
-        t = a.transpose().tocsr()
-        t.sort_indices()
-        return t
+        return _csr_result(_csr(a).transpose().tocsr())
     return np.transpose(a)
 
 
@@ -582,19 +580,131 @@ def _need_sparse(name, x, what="argument"):
         raise TypeError(f"{name}() expects a SparseMat {what}, got {type(x).__name__}")
 
 
+_SparseMatrix = None
+
+
+def _sparse_class():
+    """The reference's SparseMat: a ``scipy.sparse.csr_matrix`` whose
+    operators mean what pydd's mean (NumPy's, as SciPy's sparse arrays):
+    ``S * x`` is :func:`spm_mul` (element-wise; SciPy's matrices would
+    multiply matrices), ``S + x`` :func:`spm_add` (a dense result is an
+    ndarray, not an np.matrix), ``S @ x`` :func:`spmv`, :func:`spmm` or
+    :func:`spmm_dense`, ``S.T`` :func:`transpose`. Defined on first use, so
+    that SciPy is imported only by kernels that use sparse matrices."""
+    global _SparseMatrix
+    if _SparseMatrix is None:
+        sp = _scipy_sparse()
+
+        class SparseMatrix(sp.csr_matrix):
+            __slots__ = ()
+
+            def __mul__(self, other):
+                return spm_mul(self, other)
+
+            def __rmul__(self, other):
+                return spm_mul(other, self)
+
+            def __add__(self, other):
+                return spm_add(self, other)
+
+            def __radd__(self, other):
+                return spm_add(other, self)
+
+            def __matmul__(self, other):
+                return _spm_matmul(self, other)
+
+            def __rmatmul__(self, other):
+                return _spm_matmul(other, self)
+
+            @property
+            def T(self):
+                return transpose(self)
+
+        SparseMatrix.__module__ = __name__
+        SparseMatrix.__qualname__ = "SparseMatrix"
+        _SparseMatrix = SparseMatrix
+    return _SparseMatrix
+
+
+def _share(cls, S):
+    """A ``cls`` (csr_matrix or the reference's SparseMatrix) sharing CSR
+    matrix ``S``'s arrays and flags."""
+    if type(S) is cls:
+        return S
+    out = cls.__new__(cls)
+    out.__dict__.update(S.__dict__)
+    return out
+
+
 def _csr(S):
-    """``S`` in CSR form (``S`` itself when it is CSR)."""
-    return S if S.format == "csr" else S.tocsr()
+    """``S`` as a plain ``scipy.sparse.csr_matrix`` (sharing ``S``'s arrays
+    when it is CSR), on which SciPy's operators are SciPy's."""
+    sp = _scipy_sparse()
+    if isinstance(S, sp.csr_matrix) and not isinstance(S, sp.csr_array):
+        return _share(sp.csr_matrix, S)
+    return sp.csr_matrix(S) if S.format == "csr" else sp.csr_matrix(S.tocsr())
+
+
+def _pydd_sparse(S):
+    """``S`` as the reference's SparseMatrix (sharing a CSR matrix's arrays)."""
+    return _share(_sparse_class(), _csr(S))
 
 
 def _csr_result(x, sort=True):
-    """``x`` as a ``scipy.sparse.csr_matrix`` (sorted rows unless ``sort`` is false)."""
-    sp = _scipy_sparse()
-    if type(x) is not sp.csr_matrix:
-        x = sp.csr_matrix(x)
+    """A library result ``x`` as the reference's SparseMatrix (sorted rows
+    unless ``sort`` is false)."""
+    x = _pydd_sparse(x)
     if sort and not x.has_sorted_indices:
         x.sort_indices()
     return x
+
+
+def _spm_matmul(a, b):
+    """``a @ b`` with a sparse operand: spmv, spmm or spmm_dense."""
+    if _is_sparse(a) and _is_sparse(b):
+        return spmm(a, b)
+    if _is_sparse(a) and isinstance(b, np.ndarray) and b.ndim == 1:
+        return spmv(a, b)
+    if _is_sparse(b) and isinstance(a, np.ndarray) and a.ndim == 1:
+        if a.shape[0] != b.shape[0]:
+            raise ValueError(f"dimension mismatch, {a.shape} @ {b.shape}")
+        return spmv(transpose(b), a)
+    return spmm_dense(a, b)
+
+
+def _mentions_sparse(t):
+    if isinstance(t, SparseMatType):
+        return True
+    if isinstance(t, _ContainerType):
+        return builtins.any(_mentions_sparse(a) for a in t.args)
+    return False
+
+
+def _to_python(x):
+    """A kernel's result as the caller gets it: sparse matrices as plain
+    ``csr_matrix`` (sharing the arrays), inside tuples and lists too."""
+    if _SparseMatrix is not None and isinstance(x, _SparseMatrix):
+        return _csr(x)
+    if isinstance(x, tuple):
+        return tuple(_to_python(v) for v in x)
+    if isinstance(x, list) and builtins.any(_is_sparse(v) for v in x):
+        return [_to_python(v) for v in x]
+    return x
+
+
+def _sparse_kernel(fn):
+    """``fn`` (a kernel with SparseMat in its signature) taking sparse
+    arguments as the reference's SparseMatrix (CSR, sharing a CSR matrix's
+    arrays) and returning them as plain ``csr_matrix``."""
+    import functools
+
+    def arg(x):
+        return _pydd_sparse(x) if _is_sparse(x) else x
+
+    @functools.wraps(fn)
+    def kernel(*args, **kwargs):
+        return _to_python(fn(*[arg(a) for a in args], **{k: arg(v) for k, v in kwargs.items()}))
+    return kernel
 
 
 def _need_index_array(name, what, a):
@@ -627,7 +737,7 @@ def csr_to_spm(values, columns, indexes, ncols):
         raise ValueError(f"csr_to_spm(): negative number of columns {ncols}")
     S = sp.csr_matrix((values, columns, indexes), shape=(len(indexes) - 1, ncols))
     S.check_format(full_check=True)
-    return S
+    return _pydd_sparse(S)
 
 
 def spm_to_csr(S, values, columns, indexes):
@@ -654,7 +764,7 @@ def empty_spm(nrows, ncols, dtype=float64):
     nrows, ncols = operator.index(nrows), operator.index(ncols)
     if nrows < 0 or ncols < 0:
         raise ValueError(f"empty_spm(): negative dimensions ({nrows}, {ncols})")
-    return _scipy_sparse().csr_matrix((nrows, ncols), dtype=_dtype(dtype))
+    return _pydd_sparse(_scipy_sparse().csr_matrix((nrows, ncols), dtype=_dtype(dtype)))
 
 
 def spm_set_item(S, value, r, c):
@@ -804,7 +914,7 @@ def _spm_sum(S, axis=None):
     """sum(S): SciPy's sum (a scalar of NumPy's sum dtype); sum(S, axis): the
     column (axis 0) or row (axis 1) sums as a 1-D array."""
     if axis is None:
-        return S.sum()
+        return _csr(S).sum()
     if not isinstance(axis, (builtins.int, np.integer)) or isinstance(axis, (builtins.bool, np.bool_)):
         raise TypeError(f"sum() axis must be an int, got {type(axis).__name__}")
     axis = builtins.int(axis)

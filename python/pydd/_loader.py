@@ -162,7 +162,10 @@ def load_python(path, module_name=None):
 
     The module is fresh (not registered in ``sys.modules``); its code objects
     carry the original file name and line numbers, so tracebacks and
-    ``inspect`` point at the .pydd source.
+    ``inspect`` point at the .pydd source. Functions with a ``SparseMat`` in
+    their signature are wrapped: sparse arguments become pydd._lib's
+    SparseMatrix (a csr_matrix sharing the argument's arrays, whose ``*``,
+    ``+``, ``@`` and ``.T`` are pydd's), sparse results plain csr_matrix.
     """
     from pydd import _lib
     path = Path(path)
@@ -173,4 +176,10 @@ def load_python(path, module_name=None):
     module.__file__ = str(path)
     module.__dict__[_LIB_NAME] = _lib
     exec(code, module.__dict__)
+    # Kernels with a SparseMat in their signature take sparse arguments as
+    # pydd._lib's SparseMatrix (operators as pydd's) and return csr_matrix.
+    for name, obj in list(module.__dict__.items()):
+        if isinstance(obj, types.FunctionType) and obj.__code__.co_filename == str(path) \
+                and any(_lib._mentions_sparse(t) for t in obj.__annotations__.values()):
+            module.__dict__[name] = _lib._sparse_kernel(obj)
     return module

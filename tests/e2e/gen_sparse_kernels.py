@@ -294,6 +294,59 @@ def sum_i64_float(A: SparseMat(int64)) -> float64:
     return sum(A) * 0.5
 
 
+# ==== operators: NumPy's meaning (SciPy's sparse arrays), not np.matrix's ======
+
+
+def op_spmv(S: SparseMat(float64), x: Array(float64)) -> Array(float64):
+    return S @ x
+
+
+def op_spmm(A: SparseMat(float64), B: SparseMat(float64)) -> SparseMat(float64):
+    return A @ B
+
+
+def op_spmm_dense(A: SparseMat(float64), D: Array(float64, 2)) -> Array(float64, 2):
+    return A @ D
+
+
+def op_dense_spmm(D: Array(float64, 2), A: SparseMat(float64)) -> Array(float64, 2):
+    return D @ A
+
+
+def op_scale(A: SparseMat(float32)) -> SparseMat(float32):
+    return A * 2.0
+
+
+def op_rscale(A: SparseMat(float32)) -> SparseMat(float32):
+    return 2.0 * A
+
+
+def op_mul_row(A: SparseMat(float64), x: Array(float64)) -> SparseMat(float64):
+    return A * x
+
+
+def op_mul(A: SparseMat(float64), B: SparseMat(float64)) -> SparseMat(float64):
+    return A * B
+
+
+def op_add(A: SparseMat(float64), B: SparseMat(float64)) -> SparseMat(float64):
+    return A + B
+
+
+def op_add_dense(A: SparseMat(float64), D: Array(float64, 2)) -> Array(float64, 2):
+    return A + D
+
+
+def op_chain(K: SparseMat(float64), u: Array(float64), D: Array(float64, 2)) -> Array(float64, 2):
+    x = 1 / (K.T @ u + 1e-9)
+    P = K * x
+    return P @ D
+
+
+def op_transpose_sum(A: SparseMat(float64)) -> Array(float64):
+    return A.T.sum(1)
+
+
 # ==== graphs: triangle counting ===============================================
 
 

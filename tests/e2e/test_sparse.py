@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
 import gen_sparse_kernels
+import pydd
 from conftest import E2E
 from same import ERROR_KINDS, assert_equal, run
 
@@ -532,6 +533,47 @@ def test_mixed_dtypes(kern):
     E = rng.normal(size=(30, 4))
     check(*kern("spmm_f32_dense_f64"), A32, E, expect=A32 @ E, rtol=1e-6)
     check(*kern("sum_i64_float"), Ai, expect=float(Ai.sum()) * 0.5)
+
+
+# ---- operators -------------------------------------------------------------------------------
+
+
+@densities
+def test_operators(kern, density):
+    dtype, rng, A, B, C = case("f64", density)
+    m, n = A.shape
+    x, y = dense(rng, n, dtype), dense(rng, m, dtype)
+    D, E = dense(rng, (n, 4), dtype), dense(rng, (3, m), dtype)
+    F = dense(rng, (m, n), dtype)
+    tol = rtol_of(dtype)
+    check(*kern("op_spmv"), A, x, expect=A @ x, rtol=tol)
+    check(*kern("op_spmm"), A, C, expect=A @ C, rtol=tol)
+    check(*kern("op_spmm_dense"), A, D, expect=A @ D, rtol=tol)
+    check(*kern("op_dense_spmm"), E, A, expect=E @ A, rtol=tol)
+    A32 = A.astype(np.float32)
+    check(*kern("op_scale"), A32, expect=A32 * np.float32(2))
+    check(*kern("op_rscale"), A32, expect=A32 * np.float32(2))
+    # `*` is element-wise (SciPy's multiply), where a scipy.sparse matrix's `*` multiplies matrices
+    check(*kern("op_mul_row"), A, x, expect=A.multiply(x).tocsr())
+    check(*kern("op_mul"), A, B, expect=A.multiply(B).tocsr())
+    check(*kern("op_add"), A, B, expect=A + B)
+    check(*kern("op_add_dense"), A, F, expect=np.asarray(A + F))  # an ndarray, not an np.matrix
+    K = abs(A)
+    P = K.multiply(1 / (K.T @ y + 1e-9)).tocsr()
+    check(*kern("op_chain"), K, y, D, expect=P @ D, rtol=tol)
+    check(*kern("op_transpose_sum"), A, expect=np.asarray(A.sum(0)).ravel(), rtol=tol)
+    check(*kern("op_spmv"), A, y if m != n else x[:-1].copy(), expect=ValueError)
+    check(*kern("op_mul_row"), A, y if m != n else x[:-1].copy(), expect=ValueError)
+
+
+def test_reference_operators_stay_inside():
+    """The reference's SparseMatrix (operators as pydd's) never reaches the caller."""
+    ref = pydd.load_python(E2E / "kernels" / "sparse.pydd")
+    A = sp.random(5, 4, 0.5, format="csr", random_state=1)
+    for got in (ref.op_mul(A, A), ref.identity_f64(A), ref.transpose_f64(A), ref.op_add(A, A)):
+        assert type(got) is sp.csr_matrix
+    assert type(ref.op_add_dense(A, np.ones((5, 4)))) is np.ndarray
+    assert ref.identity_f64(A).data is A.data  # the caller's arrays, as compiled code borrows them
 
 
 # ---- triangle counting ------------------------------------------------------------------------
