@@ -335,8 +335,14 @@ TEST(SparseMat, AddDense) {
   EXPECT_EQ(r3(2, 0), 7.0);
   EXPECT_TRUE(Raises([&] { pydd::spm_add(a, mat<double>(3, 2, {1, 2, 3, 4, 5, 6})); }, ErrorKind::ValueError,
                      "spm_add: inconsistent shapes (3, 3) and (3, 2)"));
-  EXPECT_TRUE(Raises([&] { pydd::spm_add(a, vec<double>({1, 2, 3})); }, ErrorKind::ValueError,
-                     "spm_add: inconsistent shapes (3, 3) and (3,)"));
+  // A row (1-D or 1 x n) and a column broadcast, as SciPy's S + D does.
+  auto r4 = pydd::spm_add(a, vec<double>({10, 20, 30}));
+  EXPECT_EQ(r4(0, 1), 20.0);
+  EXPECT_EQ(r4(0, 0), 11.0);
+  auto r5 = pydd::spm_add(a, mat<double>(3, 1, {10, 20, 30}));
+  EXPECT_EQ(r5(1, 0), 20.0);
+  EXPECT_TRUE(Raises([&] { pydd::spm_add(a, vec<double>({1, 2})); }, ErrorKind::ValueError,
+                     "spm_add: inconsistent shapes (3, 3) and (2,)"));
 }
 
 TEST(SparseMat, Products) {

@@ -627,22 +627,23 @@ SparseMat<detail::sp_result_t<R, T, U>> spm_add(const SparseMat<T>& A, const Spa
   return detail::sp_binop<detail::sp_result_t<R, T, U>, false>("spm_add", A, B);
 }
 
-/// spm_add(S, D) / spm_add(D, S): sparse + dense -> dense (same shape only,
-/// as scipy; duplicates accumulate).
+/// spm_add(S, D) / spm_add(D, S): sparse + dense -> dense. D broadcasts to
+/// S's shape (a row, a column, a scalar-like 1x1), as SciPy's `S + D` does;
+/// duplicates accumulate.
 template <class R = void, class T, class U, int N>
 Array<detail::sp_result_t<R, T, U>, 2> spm_add(const SparseMat<T>& S, const Array<U, N>& D) {
   using Out = detail::sp_result_t<R, T, U>;
-  if (N != 2 || D.shape(0) != S.rows() || D.shape(N - 1) != S.cols()) {
-    const int64_t ss[2] = {S.rows(), S.cols()};
-    detail::sp_shape_error("spm_add", "inconsistent shapes", ss, 2, D.shape(), N);
-  }
   const int64_t m = S.rows(), n = S.cols();
+  const int64_t want[2] = {m, n};
+  bool fits = N <= 2;
+  for (int k = 0; fits && k < N; ++k) {
+    const int64_t d = D.shape(k), w = want[2 - N + k];
+    fits = d == w || d == 1;
+  }
+  if (!fits) detail::sp_shape_error("spm_add", "inconsistent shapes", want, 2, D.shape(), N);
   Array<Out, 2> out = Array<Out, 2>::empty(std::array<int64_t, 2>{m, n});
+  assign(out, D);
   Out* o = out.data();
-  const U* d = D.data();
-  const int64_t s0 = D.stride(0), s1 = D.stride(N - 1);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) o[i * n + j] = static_cast<Out>(d[i * s0 + j * s1]);
   const detail::Csr<T> a(S);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k)
