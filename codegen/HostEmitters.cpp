@@ -1,9 +1,6 @@
 #include "codegen/HostEmitters.h"
 
-#include <map>
-
 #include "codegen/CppEmitter.h"
-#include "ir/Visitor.h"
 #include "opt/ArrayEffects.h"
 #include "stdlib/Catalog.h"
 
@@ -56,129 +53,6 @@ bool usesSparse(const Type& t) {
   return false;
 }
 
-// ---- which SparseMat parameters a kernel may write
-//
-// The bridge borrows a CSR argument's arrays; a kernel that inserts into
-// the matrix (spm_set_item) cannot grow the caller's arrays, and one that
-// overwrites an entry would change the caller's matrix behind SciPy's back.
-// Such parameters are copied in instead. Conservative like ArrayEffects: a
-// parameter counts as written unless every use is a read (a library call
-// that does not write that argument, an element read, a read-only parameter
-// of a user function, iteration, returning it).
-
-using SparseEffects = std::map<const Function*, std::vector<bool>>;
-
-class SparseUseScanner : public Visitor {
- public:
-  using Visitor::visit;
-  SparseUseScanner(const Module& m, const SparseEffects& effects, const std::string& var)
-      : M(m), Effects(effects), Var(var) {}
-  bool mayWrite = false;
-
-  void visit(const Stmt& s) override {
-    if (auto* a = dyn_cast<Assign>(&s)) {
-      for (auto& t : a->targets) {
-        if (auto* idx = dyn_cast<Index>(t.get())) {
-          if (refersTo(*idx->base)) mayWrite = true;  // S[r, c] = v
-          else visit(*idx->base);
-          for (auto& i : idx->indices) visit(*i);
-        } else if (a->augmented && isVar(*t)) {
-          // `S op= v` may update S in place; plain rebinding leaves the
-          // caller's matrix alone.
-          mayWrite = true;
-        }
-      }
-      if (a->value) {
-        if (refersTo(*a->value)) mayWrite = true;  // an alias the scan does not follow
-        else visit(*a->value);
-      }
-      return;
-    }
-    if (auto* r = dyn_cast<Return>(&s); r && r->value && refersTo(*r->value)) return;
-    if (auto* f = dyn_cast<For>(&s); f && !f->isRange && f->iterable && isVar(*f->iterable)) {
-      visit(*f->body);
-      return;
-    }
-    visitChildren(s);
-  }
-
-  void visit(const Expr& e) override {
-    // The matrix itself (or a view of it) anywhere not handled here or by
-    // the caller -- in a tuple, list, dict or conditional: an alias.
-    if (refersTo(e)) {
-      mayWrite = true;
-      return;
-    }
-    if (auto* c = dyn_cast<Call>(&e)) {
-      for (size_t i = 0; i < c->args.size(); ++i) {
-        if (!refersTo(*c->args[i])) {
-          visit(*c->args[i]);
-          continue;
-        }
-        if (c->target == CallTarget::Library && c->library && !(c->library->writesArgs >> i & 1u)) continue;
-        if (c->target == CallTarget::User) {
-          auto it = Effects.find(M.find(c->callee));
-          if (it != Effects.end() && i < it->second.size() && !it->second[i]) continue;
-        }
-        mayWrite = true;
-      }
-      return;
-    }
-    if (auto* idx = dyn_cast<Index>(&e)) {
-      // S[r, c] reads one element; anything else indexed out of S is a view.
-      if (refersTo(*idx->base)) {
-        if (!isVar(*idx->base) || !e.type.isScalar()) mayWrite = true;
-      } else {
-        visit(*idx->base);
-      }
-      for (auto& i : idx->indices) visit(*i);
-      return;
-    }
-    visitChildren(e);
-  }
-
- private:
-  bool isVar(const Expr& e) const {
-    auto* v = dyn_cast<VarRef>(&e);
-    return v && v->name == Var;
-  }
-  /// The matrix itself, or something a library function says shares its
-  /// memory. Library functions that return a SparseMat build a new one
-  /// (transpose included), so only an array result can be such a view.
-  bool refersTo(const Expr& e) const {
-    if (isVar(e)) return true;
-    if (auto* c = dyn_cast<Call>(&e);
-        c && e.type.isArray() && c->library && c->library->returnsView && !c->args.empty())
-      return refersTo(*c->args[0]);
-    if (auto* s = dyn_cast<Select>(&e)) return refersTo(*s->trueValue) || refersTo(*s->falseValue);
-    return false;
-  }
-
-  const Module& M;
-  const SparseEffects& Effects;
-  const std::string& Var;
-};
-
-/// written[i] for each SparseMat parameter of `target` (false for others).
-std::vector<bool> writtenSparseParams(const Module& m, const Function& target) {
-  SparseEffects effects;
-  for (auto& f : m.functions) effects[f.get()] = std::vector<bool>(f->params.size(), false);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (auto& f : m.functions) {
-      for (size_t i = 0; i < f->params.size(); ++i) {
-        if (!f->params[i].type.isSparse() || effects[f.get()][i]) continue;
-        SparseUseScanner scan(m, effects, f->params[i].name);
-        scan.visit(*f->body);
-        if (scan.mayWrite) {
-          effects[f.get()][i] = true;
-          changed = true;
-        }
-      }
-    }
-  }
-  return effects[&target];
-}
 
 std::string signature(const Function& f) {
   std::string s = f.name + "(";
@@ -211,13 +85,12 @@ std::string emitPythonGlue(const Module& m) {
     std::string defs, params;
     if (!f->params.empty()) {
       std::vector<bool> written = writtenArrayParams(m, *f);
-      std::vector<bool> sparseWritten = writtenSparseParams(m, *f);
       for (size_t i = 0; i < f->params.size(); ++i) {
-        // ArrayEffects follows array parameters only: arrays (or sparse
-        // matrices) inside a list or tuple parameter may be written, so the
-        // bridge wants them writable (and copies the matrices).
+        // ArrayEffects follows array and sparse parameters: arrays (or
+        // sparse matrices) inside a list or tuple parameter may be written,
+        // so the bridge wants them writable (and copies the matrices).
         const Type& t = f->params[i].type;
-        const bool mayWrite = written[i] || sparseWritten[i] || (!t.isArray() && !t.isSparse() && holdsArrays(t));
+        const bool mayWrite = written[i] || (!t.isArray() && !t.isSparse() && holdsArrays(t));
         params += "    {\"" + f->params[i].name + "\", " + abiType(t, defs, counter) + ", " +
                   (mayWrite ? "true" : "false") + "},\n";
       }

@@ -42,10 +42,23 @@ class UseScanner : public Visitor {
     // Returning the array or a view of it writes nothing: the bridge hands
     // it back as a view of the argument, read-only if the argument was.
     if (auto* r = dyn_cast<Return>(&s); r && r->value && refersTo(*r->value)) return;
+    if (auto* f = dyn_cast<For>(&s); f && !f->isRange && refersTo(*f->iterable)) {
+      // Elements of a 1-D array are values; rows of a higher-rank array are
+      // views, an alias the scanner does not follow.
+      if (f->iterable->type.isArray() && f->iterable->type.rank() > 1) mayWrite = true;
+      visit(*f->body);
+      return;
+    }
     visitChildren(s);
   }
 
   void visit(const Expr& e) override {
+    // The parameter anywhere the cases above and below do not handle --
+    // inside a tuple, a list or a dict: an alias the scan does not follow.
+    if (isVar(e)) {
+      mayWrite = true;
+      return;
+    }
     if (auto* c = dyn_cast<Call>(&e)) {
       for (size_t i = 0; i < c->args.size(); ++i) {
         if (!refersTo(*c->args[i])) {

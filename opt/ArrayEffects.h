@@ -1,10 +1,13 @@
-// Which array parameters a function may write through.
+// Which array and sparse-matrix parameters a function may write through.
 //
 // The Python bridge accepts a read-only NumPy array only for a parameter
-// the kernel never stores into. The analysis is conservative: a parameter
-// counts as written unless every use of it is a read (an element load,
-// shape queries, iteration) or a pass to a parameter that is itself
-// read-only, found by fixed point over the call graph.
+// the kernel never stores into, and copies in a SciPy matrix the kernel
+// may write. The analysis is conservative: a parameter counts as written
+// unless every use of it is a read (an element load, a library call that
+// does not write that argument, iteration, returning it) or a pass to a
+// parameter that is itself read-only, found by fixed point over the call
+// graph; an alias it does not follow (`B = A`, a view, the parameter put
+// in a tuple or a list) counts as a write.
 #pragma once
 
 #include <vector>
@@ -13,7 +16,7 @@
 
 namespace pydd {
 
-/// written[i] for each parameter of `f` (false for scalars).
+/// written[i] for each parameter of `f` (false for scalars and containers).
 std::vector<bool> writtenArrayParams(const Module& m, const Function& f);
 
 }  // namespace pydd

@@ -119,3 +119,20 @@ def test_int_out_of_int32_range(build, opt):
     a = good_args()
     a["nitems"] = 2**31 - 1
     comp.argcheck(**a)  # the largest int32 is accepted
+
+
+@pytest.mark.parametrize("kernel, param, value", [
+    ("write_through_list", "hist", np.arange(5)),
+    ("write_through_rows", "grid", np.zeros((2, 3))),
+])
+def test_writes_through_aliases_need_a_writable_array(build, opt, kernel, param, value):
+    # A parameter stored into a list or iterated by rows (views) may be
+    # written through the alias: a read-only array is refused, a writable
+    # one is written as the Python run writes it.
+    comp, ref = build("argcheck", opt)
+    frozen = value.copy()
+    frozen.flags.writeable = False
+    check_error(TypeError, param, getattr(comp, kernel), frozen)
+    mine, theirs = value.copy(), value.copy()
+    assert getattr(comp, kernel)(mine) == getattr(ref, kernel)(theirs)
+    np.testing.assert_array_equal(mine, theirs)
