@@ -207,15 +207,21 @@ class SparseMat {
     const int64_t nnz = p[nrows];
     if (nnz > indices.shape(0))
       detail::sp_value_error("Last value of index pointer should be less than the size of index and data arrays");
-    for (int64_t r = 0; r < nrows; ++r)
-      if (p[r + 1] < p[r]) detail::sp_value_error("index pointer values must form a non-decreasing sequence");
+    // Branch-free scans (they vectorize): every call from Python checks
+    // the structure, so this must cost a fraction of an spmv.
+    bool decreasing = false;
+    for (int64_t r = 0; r < nrows; ++r) decreasing |= p[r + 1] < p[r];
+    if (decreasing) detail::sp_value_error("index pointer values must form a non-decreasing sequence");
     const int64_t* c = indices.data();
+    int64_t lo = 0, hi = -1;
     for (int64_t k = 0; k < nnz; ++k) {
-      if (c[k] < 0) detail::sp_value_error("column index values must be >= 0");
-      if (c[k] >= ncols) {
-        std::snprintf(msg, sizeof msg, "column index values must be < %lld", static_cast<long long>(ncols));
-        detail::sp_value_error(msg);
-      }
+      lo = c[k] < lo ? c[k] : lo;
+      hi = c[k] > hi ? c[k] : hi;
+    }
+    if (lo < 0) detail::sp_value_error("column index values must be >= 0");
+    if (hi >= ncols) {
+      std::snprintf(msg, sizeof msg, "column index values must be < %lld", static_cast<long long>(ncols));
+      detail::sp_value_error(msg);
     }
     // The capacity is exactly nnz: an insertion reallocates instead of
     // writing into the caller's arrays past nnz.
@@ -755,15 +761,19 @@ Array<detail::sp_result_t<R, T, U>, 1> spmv(const SparseMat<T>& S, const Array<U
   }
   const detail::Csr<T> a(S);
   Array<Out, 1> out = detail::sp_vec<Out>(a.m);
-  Out* o = out.data();
-  const U* xp = x.data();
-  const int64_t s = x.stride(0);
-  auto run = [&](auto stride) {
-    for (int64_t i = 0; i < a.m; ++i) {
+  // Plain local pointers: the row loop keeps p[i + 1] and the bases in
+  // registers (through the struct, every store to o[i] would reload them).
+  Out* __restrict o = out.data();
+  const U* __restrict xp = x.data();
+  const int64_t* __restrict p = a.p;
+  const int64_t* __restrict c = a.c;
+  const T* __restrict v = a.v;
+  const int64_t m = a.m, s = x.stride(0);
+  auto run = [=](auto stride) {
+    for (int64_t i = 0; i < m; ++i) {
       Out acc = Out(0);
-      for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k)
-        acc = detail::sp_add<Out>(acc, detail::sp_mul<Out>(static_cast<Out>(a.v[k]),
-                                                           static_cast<Out>(xp[a.c[k] * stride])));
+      for (int64_t k = p[i], e = p[i + 1]; k < e; ++k)
+        acc = detail::sp_add<Out>(acc, detail::sp_mul<Out>(static_cast<Out>(v[k]), static_cast<Out>(xp[c[k] * stride])));
       o[i] = acc;
     }
   };
