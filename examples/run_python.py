@@ -57,6 +57,19 @@ def main():
     ok &= row("row_normalize: row 0", arrays.row_normalize(A)[0].round(6), (A[0] / A[0].sum()).round(6))
     x = rng.random(1000)
     ok &= row("top_k(x, 3)", arrays.top_k(x, 3), [int(i) for i in np.argsort(x)[-3:]])
+
+    import scipy.sparse as sp
+    graph = compiled("graph")
+    G = sp.random(300, 300, density=0.03, random_state=4, format="csr")
+    G = ((G + G.T) > 0).astype(np.float64).tocsr()
+    G = (G - sp.diags(G.diagonal())).tocsr()  # no self-loops
+    G.eliminate_zeros()
+    ok &= row("triangles(G)", graph.triangles(G), int(round((G @ G).multiply(G).sum() / 6)))
+    d = np.asarray(G.sum(axis=1)).ravel()
+    r = np.full(300, 1 / 300)
+    for _ in range(20):
+        r = 0.15 / 300 + 0.85 * (G.T @ np.where(d > 0, r / np.maximum(d, 1), 0.0))
+    ok &= row("pagerank(G)[:3]", graph.pagerank(G, 20, 0.85)[:3].round(8), r[:3].round(8))
     if not ok:
         sys.exit("some results differ from the reference")
 

@@ -1,12 +1,13 @@
 // A C++ program that calls pydd kernels with no Python involved: the
 // kernels were compiled with `pyddc --host=cpp` into libnumeric.a,
-// libkmeans.a and libarrays.a, whose headers declare them in namespaces
-// numeric, kmeans and arrays.
+// libkmeans.a, libarrays.a and libgraph.a, whose headers declare them in
+// namespaces numeric, kmeans, arrays and graph.
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
 #include "arrays.h"
+#include "graph.h"
 #include "kmeans.h"
 #include "numeric.h"
 
@@ -50,6 +51,15 @@ int main() {
   std::vector<double> values = {0.5, 9, 3, 7, 1};
   auto top = arrays::top_k(pydd::Array<double, 1>::borrow(values.data(), {5}), 2);
   report("top_k(values, 2)[1]", double(top[1]), 1);
+
+  // Sparse matrices: CSR arrays the host owns, wrapped without a copy.
+  // A triangle 0-1-2 plus an edge 2-3.
+  std::vector<int64_t> indptr = {0, 2, 4, 7, 8}, cols = {1, 2, 0, 2, 0, 1, 3, 2};
+  std::vector<double> ones(cols.size(), 1.0);
+  auto G = pydd::csr_to_spm(pydd::Array<double, 1>::borrow(ones.data(), {int64_t(ones.size())}),
+                            pydd::Array<int64_t, 1>::borrow(cols.data(), {int64_t(cols.size())}),
+                            pydd::Array<int64_t, 1>::borrow(indptr.data(), {5}), 4);
+  report("triangles(G)", double(graph::triangles(G)), 1);
 
   // Kernel errors arrive as pydd::Error with the Python exception's kind.
   try {
