@@ -39,6 +39,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 import numpy as np  # noqa: E402
 
 import pydd  # noqa: E402  (also switches NumPy to NEP 50 promotion, as kernels assume)
+from timing import best_of  # noqa: E402
 
 KERNEL = os.path.join(ROOT, "bench", "kernels", "arrays.pydd")
 
@@ -66,39 +67,6 @@ def openblas_threads():
         except (OSError, AttributeError):
             continue
     return None
-
-
-# ---- timing --------------------------------------------------------------------------
-
-
-def per_call(fn, number):
-    start = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - start) / number
-
-
-def calls_per_sample(fn, min_sample):
-    """How many calls make a sample of at least min_sample seconds."""
-    t = per_call(fn, 1)
-    return max(1, min(10000, math.ceil(min_sample / max(t, 1e-7))))
-
-
-def best_of(f_np, f_pd, repeats, min_sample):
-    """Best per-call seconds of each function, samples interleaved."""
-    n_np = calls_per_sample(f_np, min_sample)
-    n_pd = calls_per_sample(f_pd, min_sample)
-    best_np = best_pd = math.inf
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repeats):
-            best_np = min(best_np, per_call(f_np, n_np))
-            best_pd = min(best_pd, per_call(f_pd, n_pd))
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return best_np, best_pd
 
 
 def same(got, want):

@@ -41,41 +41,10 @@ import scipy.io  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
 import pydd  # noqa: E402
+from timing import best_of  # noqa: E402
 
 KERNEL = os.path.join(ROOT, "bench", "kernels", "sparse.pydd")
 JHU = "/work/shared/data/jhu.mtx"
-
-
-# ---- timing (as bench/arrays.py) -----------------------------------------------------
-
-
-def per_call(fn, number):
-    start = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - start) / number
-
-
-def calls_per_sample(fn, min_sample):
-    t = per_call(fn, 1)
-    return max(1, min(10000, math.ceil(min_sample / max(t, 1e-7))))
-
-
-def best_of(f_sp, f_pd, repeats, min_sample):
-    """Best per-call seconds of each function, samples interleaved."""
-    n_sp = calls_per_sample(f_sp, min_sample)
-    n_pd = calls_per_sample(f_pd, min_sample)
-    best_sp = best_pd = math.inf
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repeats):
-            best_sp = min(best_sp, per_call(f_sp, n_sp))
-            best_pd = min(best_pd, per_call(f_pd, n_pd))
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return best_sp, best_pd
 
 
 def same(got, want):
