@@ -405,7 +405,8 @@ class FunctionEmitter {
   std::string subscript(const Index& x) {
     const Type& base = x.base->type;
     if (base.isTuple()) {
-      int64_t k = static_cast<const IntLit&>(*stripCasts(*x.indices[0])).value;
+      int64_t k = 0;
+      constantInt(*x.indices[0], k);  // sema checked it is one
       if (k < 0) k += static_cast<int64_t>(base.elems().size());
       return "std::get<" + std::to_string(k) + ">(" + expr(*x.base) + ")";
     }
@@ -429,11 +430,6 @@ class FunctionEmitter {
       }
       return s + ")";
     });
-  }
-
-  static const Expr* stripCasts(const Expr& e) {
-    if (auto* c = dyn_cast<Cast>(&e)) return stripCasts(*c->operand);
-    return &e;
   }
 
   std::string index(const Index& x) {

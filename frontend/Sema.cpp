@@ -847,14 +847,6 @@ class FunctionTyper {
     return bad(report, x.base->loc, bt.str() + " cannot be indexed");
   }
 
-  static bool constantInt(const Expr& e, int64_t& v) {
-    if (auto* i = dyn_cast<IntLit>(&e)) {
-      v = i->value;
-      return true;
-    }
-    if (auto* c = dyn_cast<Cast>(&e)) return constantInt(*c->operand, v);
-    return false;
-  }
 
   Type callType(Call& c, bool report) {
     bool known = true;

@@ -49,6 +49,19 @@ Function* Module::find(const std::string& fn) const {
   return nullptr;
 }
 
+bool constantInt(const Expr& e, int64_t& value) {
+  if (auto* i = dyn_cast<IntLit>(&e)) {
+    value = i->value;
+    return true;
+  }
+  if (auto* u = dyn_cast<Unary>(&e); u && u->op == UnaryOp::Neg && constantInt(*u->operand, value)) {
+    value = static_cast<int64_t>(0ull - static_cast<uint64_t>(value));
+    return true;
+  }
+  if (auto* c = dyn_cast<Cast>(&e)) return constantInt(*c->operand, value);
+  return false;
+}
+
 bool isWeakLiteral(const Expr& e) {
   if (e.kind == ExprKind::IntLit || e.kind == ExprKind::FloatLit || e.kind == ExprKind::BoolLit) return true;
   if (auto* u = dyn_cast<Unary>(&e)) return u->op != UnaryOp::Invert && isWeakLiteral(*u->operand);

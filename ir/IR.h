@@ -47,6 +47,9 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 /// A literal written in the source, possibly negated: weak in arithmetic.
 bool isWeakLiteral(const Expr& e);
+/// The value of an integer literal, possibly negated or converted (an axis,
+/// a tuple position); false for anything computed.
+bool constantInt(const Expr& e, int64_t& value);
 
 /// Numeric literals are "weak" in arithmetic (NumPy 2's NEP 50): `x * 2.0`
 /// keeps x's float32. A literal with a fixed type is a Cast of a literal.

@@ -61,26 +61,12 @@ std::string callText(const std::string& callee, llvm::ArrayRef<std::string> args
   return s + ")";
 }
 
-/// The value of an integer literal, possibly negated.
-static bool literalInt(const Expr* e, int64_t& v) {
-  if (auto* i = dyn_cast<IntLit>(e)) {
-    v = i->value;
-    return true;
-  }
-  if (auto* u = dyn_cast<Unary>(e); u && u->op == UnaryOp::Neg && literalInt(u->operand.get(), v)) {
-    v = -v;
-    return true;
-  }
-  if (auto* c = dyn_cast<Cast>(e)) return literalInt(c->operand.get(), v);
-  return false;
-}
-
 bool checkAxis(const Call& c, size_t index, int rank, TypeRuleError& err) {
   const Expr* a = arg(c, index);
   if (!a) return true;
   if (!a->type.isInteger()) return fail(err, static_cast<int>(index), "axis must be an integer, got " + a->type.str()), false;
   int64_t v;
-  if (literalInt(a, v) && (v < -rank || v >= rank)) {
+  if (constantInt(*a, v) && (v < -rank || v >= rank)) {
     fail(err, static_cast<int>(index),
          "axis " + std::to_string(v) + " is out of bounds for array of dimension " + std::to_string(rank));
     return false;
@@ -90,7 +76,7 @@ bool checkAxis(const Call& c, size_t index, int rank, TypeRuleError& err) {
 
 std::string axisText(const Call& c, size_t index, int rank, const std::string& text, const char* errorKind) {
   int64_t v;
-  if (literalInt(arg(c, index), v)) return std::to_string(v < 0 ? v + rank : v);
+  if (arg(c, index) && constantInt(*arg(c, index), v)) return std::to_string(v < 0 ? v + rank : v);
   return "pydd::normalize_axis(" + text + ", " + std::to_string(rank) + ", pydd::ErrorKind::" + errorKind + ")";
 }
 
