@@ -13,6 +13,7 @@ PACKAGES=(
   libgtest-dev libbenchmark-dev
   pybind11-dev python3-dev      # the Python bridge (built once)
   python3-numpy python3-pytest python3-scipy
+  python3-numba cython3 python3-matplotlib   # the benchmark suite's other versions
   libomp-14-dev libopenblas-dev
 )
 

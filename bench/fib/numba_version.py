@@ -1,0 +1,8 @@
+from numba import njit
+
+
+@njit(cache=False)
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
