@@ -647,8 +647,10 @@ class FunctionEmitter {
   void sparseLoop(const Call& c, const std::string& loopVar, int depth) {
     std::string s = temp("spm"), k = temp("k"), r = temp("r"), end = temp("end");
     line(depth + 1, "const auto " + s + " = " + expr(*c.args[0]) + ";");
-    line(depth + 1, "const auto* " + s + "_p = " + s + ".indptr().data();");
-    line(depth + 1, "const auto* " + s + "_j = " + s + ".indices().data();");
+    // Row pointers and column indices of either width (a borrowed SciPy
+    // matrix stays int32); each column index is range-checked as it is read.
+    line(depth + 1, "const auto " + s + "_p = " + s + ".row_pointers();");
+    line(depth + 1, "const auto " + s + "_j = " + s + ".columns();");
     line(depth + 1, "const auto* " + s + "_v = " + s + ".data().data();");
     std::string tuple = cxxType(c.type.elems()[0]);
     if (c.callee == "row") {

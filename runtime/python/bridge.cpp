@@ -558,10 +558,11 @@ void sparse_part(const Where& w, const char* what, py::object obj, pabi::Dtype d
 }
 
 /// A scipy.sparse matrix (any format; CSR is borrowed) as a RawSparse. The
-/// kernel sees int64 indices and contiguous data; indices of another
-/// integer type are converted copies. When the kernel may write the matrix
-/// (spm_set_item), all three arrays are copies: an insertion cannot resize
-/// the caller's arrays, so a partial write-through would corrupt them.
+/// kernel sees contiguous data and the matrix's int32 or int64 indices as
+/// they are; indices of another integer type (or a mix) are int64 copies.
+/// When the kernel may write the matrix (spm_set_item), all three arrays are
+/// int64 copies: an insertion cannot resize the caller's arrays, so a
+/// partial write-through would corrupt them.
 void convert_sparse(const Where& w, const pabi::TypeDesc& t, bool written, PyObject* obj, pabi::RawSparse* out,
                     CallState& st) {
   const ScipySparse& sp = scipy_sparse();
@@ -590,14 +591,22 @@ void convert_sparse(const Where& w, const pabi::TypeDesc& t, bool written, PyObj
   }
   out->nrows = nrows;
   out->ncols = ncols;
-  sparse_part(w, "indptr", m.attr("indptr"), pabi::Dtype::Int64, written, &out->indptr, st);
-  sparse_part(w, "indices", m.attr("indices"), pabi::Dtype::Int64, written, &out->indices, st);
+  py::object indptr = m.attr("indptr"), indices = m.attr("indices");
+  auto int32_array = [](const py::object& a) {
+    return py::isinstance<py::array>(a) && is_dtype(py::reinterpret_borrow<py::array>(a).dtype(), pabi::Dtype::Int32);
+  };
+  const bool narrow = !written && int32_array(indptr) && int32_array(indices);
+  const pabi::Dtype index = narrow ? pabi::Dtype::Int32 : pabi::Dtype::Int64;
+  out->index_bits = narrow ? 32 : 64;
+  sparse_part(w, "indptr", indptr, index, written, &out->indptr, st);
+  sparse_part(w, "indices", indices, index, written, &out->indices, st);
   sparse_part(w, "data", m.attr("data"), t.dtype, written, &out->data, st);
   // SciPy allows index and data arrays longer than nnz (indptr[-1]); the
   // kernel sees exactly nnz of each. Anything inconsistent is left for the
   // kernel's structure check (SparseMat::from_csr) to report.
   if (out->indptr.shape[0] == nrows + 1 && nrows >= 0) {
-    const int64_t nnz = static_cast<const int64_t*>(out->indptr.data)[nrows];
+    const void* last = static_cast<const char*>(out->indptr.data) + nrows * element_size(index);
+    const int64_t nnz = narrow ? *static_cast<const int32_t*>(last) : *static_cast<const int64_t*>(last);
     if (nnz >= 0 && nnz <= out->indices.shape[0] && nnz <= out->data.shape[0])
       out->indices.shape[0] = out->data.shape[0] = nnz;
   }

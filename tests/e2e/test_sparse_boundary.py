@@ -174,11 +174,36 @@ def test_wrong_element_in_a_list(k):
         k.total_nnz([A, A.toarray()])
 
 
+@pytest.mark.parametrize("index", ["int32", "int64"])
+@pytest.mark.parametrize("bad", [-1, 3])
+def test_invalid_column_is_value_error(k, index, bad):
+    """Column indices are checked where the kernel first reads them: spmv in
+    its own pass, a row loop per index, transpose up front; nnz never reads
+    them (as scipy's A.nnz)."""
+    A = random_csr(seed=11)
+    if index == "int64":
+        A = with_int64_indices(A)
+    A.indices[0] = A.shape[1] + bad if bad > 0 else bad
+    x = np.ones(A.shape[1])
+    msg = "column index values must be >= 0" if bad < 0 else f"column index values must be < {A.shape[1]}"
+    for call in (lambda: k.spmv_of(A, x), lambda: k.row_loop(A, x), lambda: k.tr(A)):
+        with pytest.raises(ValueError, match=msg):
+            call()
+    assert k.nnz_of(A) == A.nnz
+
+
+@pytest.mark.parametrize("index", ["int32", "int64"])
+def test_both_index_widths_compute_the_same(k, index):
+    A = random_csr(40, 30, density=0.2, seed=13)
+    if index == "int64":
+        A = with_int64_indices(A)
+    x = np.random.default_rng(0).random(30)
+    np.testing.assert_allclose(k.spmv_of(A, x), A @ x, rtol=1e-13)
+    assert k.row_loop(A, x) == pytest.approx(float((A @ x).sum()), rel=1e-12)
+    same_matrix(k.tr(A), A.T)
+
+
 def test_invalid_structure_is_value_error(k):
-    A = with_int64_indices(random_csr(seed=11))
-    A.indices[0] = A.shape[1] + 3  # out of range: the kernel checks the structure
-    with pytest.raises(ValueError, match="column index"):
-        k.nnz_of(A)
     B = with_int64_indices(random_csr(seed=11))
     B.indptr[2] = B.indptr[1] - 1 if B.indptr[1] > 0 else 99
     with pytest.raises(ValueError):

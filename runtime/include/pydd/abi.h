@@ -24,7 +24,7 @@
 namespace pydd::abi {
 
 /// Bumped whenever any struct below or a raw representation changes.
-inline constexpr int kVersion = 3;
+inline constexpr int kVersion = 4;
 
 enum class Dtype : int32_t { Bool, Int32, Int64, Float32, Float64 };
 enum class Kind : int32_t { Void, Scalar, Array, List, Dict, Tuple, Sparse };
@@ -72,16 +72,19 @@ struct RawArray {
 };
 
 /// A CSR sparse matrix crossing the boundary: three 1-D arrays (indptr of
-/// nrows + 1 int64, indices and data of nnz each), each borrowed or owned as
-/// a RawArray is. Arguments: the bridge hands in int64 indices and
-/// contiguous data (copying int32 indices, and everything when the kernel
-/// may write the matrix); the thunk validates the structure (from_csr).
+/// nrows + 1, indices and data of nnz each), each borrowed or owned as a
+/// RawArray is. indptr and indices are int64, or int32 when index_bits is
+/// 32. Arguments: the bridge hands in the caller's int32 or int64 indices
+/// and contiguous data as they are (copies of everything, int64, when the
+/// kernel may write the matrix); the thunk validates the structure
+/// (from_csr). Results are always int64.
 struct RawSparse {
   int64_t nrows;
   int64_t ncols;
   RawArray indptr;
   RawArray indices;
   RawArray data;
+  int32_t index_bits;  // 32 or 64
 };
 
 /// `size` raw elements back to back (each the raw size of the element type).
@@ -167,6 +170,9 @@ struct RawTraits<SparseMat<T>> {
   static constexpr size_t size = sizeof(RawSparse);
   static SparseMat<T> get(const void* p) {
     const auto& raw = *static_cast<const RawSparse*>(p);
+    if (raw.index_bits == 32)
+      return SparseMat<T>::from_csr(raw.nrows, raw.ncols, abi::get<Array<int32_t, 1>>(&raw.indptr),
+                                    abi::get<Array<int32_t, 1>>(&raw.indices), abi::get<Array<T, 1>>(&raw.data));
     return SparseMat<T>::from_csr(raw.nrows, raw.ncols, abi::get<Array<int64_t, 1>>(&raw.indptr),
                                   abi::get<Array<int64_t, 1>>(&raw.indices), abi::get<Array<T, 1>>(&raw.data));
   }
@@ -175,6 +181,7 @@ struct RawTraits<SparseMat<T>> {
     raw = RawSparse{};
     raw.nrows = s.rows();
     raw.ncols = s.cols();
+    raw.index_bits = 64;
     // Each put takes its own reference; the caller releases all three.
     abi::put<Array<int64_t, 1>>(&raw.indptr, s.indptr());
     abi::put<Array<int64_t, 1>>(&raw.indices, s.indices());

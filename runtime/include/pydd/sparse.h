@@ -1,7 +1,10 @@
 // pydd runtime: sparse matrices (CSR) and the sparse library.
 //
-// SparseMat<T> is a CSR matrix with int64 row pointers and column indices.
-// Copies share storage (reference semantics, like Array): the state lives in
+// SparseMat<T> is a CSR matrix with int64 row pointers and column indices,
+// or int32 ones while its structure is arrays a caller handed in as int32
+// (SciPy's default): those are read in place, never copied to int64 unless
+// something needs int64 arrays (a mutation, indptr()/indices()). The
+// library's loops take either width (with_csr). Copies share storage (reference semantics, like Array): the state lives in
 // one reference-counted SparseStore, so spm_set_item on a copy is seen by
 // every handle. indptr()/indices()/data() are Arrays on the store's buffers
 // (exactly nrows+1 / nnz / nnz elements long) that the Python bridge can hand
@@ -100,6 +103,43 @@ inline int sp_shape_text(char* buf, size_t n, const int64_t* shape, int rank) {
   throw Error(ErrorKind::ValueError, msg);
 }
 [[noreturn]] inline void sp_value_error(const char* msg) { throw Error(ErrorKind::ValueError, msg); }
+[[noreturn]] inline void sp_column_error(int64_t ncols) {
+  char msg[96];
+  std::snprintf(msg, sizeof msg, "column index values must be < %lld", static_cast<long long>(ncols));
+  sp_value_error(msg);
+}
+
+/// Raw CSR arrays of one index width, read once per operation.
+template <class T, class I>
+struct Csr {
+  int64_t m, n, nnz;
+  const I* p;
+  const I* c;
+  const T* v;
+};
+
+/// The row pointers and column indices of a matrix of either width, for
+/// loops the compiler emits (`for j, v in S.row(i)`). A column index is
+/// range-checked as it is read, so a loop never needs the whole-matrix
+/// check; the width test is loop-invariant (hoisted at -O3).
+struct SpRowPointers {
+  const int32_t* p32;
+  const int64_t* p64;
+  int64_t operator[](int64_t k) const { return p32 ? p32[k] : p64[k]; }
+};
+struct SpColumns {
+  const int32_t* c32;
+  const int64_t* c64;
+  int64_t n;
+  int64_t operator[](int64_t k) const {
+    const int64_t j = c32 ? c32[k] : c64[k];
+    if (static_cast<uint64_t>(j) >= static_cast<uint64_t>(n)) {
+      if (j < 0) sp_value_error("column index values must be >= 0");
+      sp_column_error(n);
+    }
+    return j;
+  }
+};
 
 /// The shared state of a SparseMat.
 ///
@@ -118,10 +158,45 @@ struct SparseStore {
   Array<T, 1> val_buf;
   Array<int64_t, 1> indices;  // the first nnz of col_buf
   Array<T, 1> data;
+  // A borrowed int32 structure (narrow): indptr32 and indices32 stand for
+  // indptr and indices, which stay empty until widen().
+  bool narrow = false;
+  Array<int32_t, 1> indptr32;
+  Array<int32_t, 1> indices32;
+  // Column indices of a borrowed structure are range-checked lazily: by the
+  // first operation that needs them (spmv checks inline, row sums never).
+  bool columns_checked = true;
 
   int64_t capacity() const { return col_buf.shape(0); }
   int64_t row_begin(int64_t r) const { return r <= open_row ? indptr.data()[r] : nnz; }
   int64_t row_end(int64_t r) const { return r + 1 <= open_row ? indptr.data()[r + 1] : nnz; }
+
+  /// int64 copies of a narrow structure (for mutation and the int64 accessors).
+  void widen() {
+    if (!narrow) return;
+    indptr = sp_contiguous<int64_t>(indptr32);
+    col_buf = indices = sp_contiguous<int64_t>(indices32);
+    indptr32 = Array<int32_t, 1>();
+    indices32 = Array<int32_t, 1>();
+    narrow = false;
+  }
+  /// scipy's check_format on the column indices -> ValueError.
+  void check_columns() {
+    if (columns_checked) return;
+    int64_t lo = 0, hi = -1;
+    auto scan = [&](const auto* c) {  // branch-free: it vectorizes
+      for (int64_t k = 0; k < nnz; ++k) {
+        const int64_t j = c[k];
+        lo = j < lo ? j : lo;
+        hi = j > hi ? j : hi;
+      }
+    };
+    if (narrow) scan(indices32.data());
+    else scan(col_buf.data());
+    if (lo < 0) sp_value_error("column index values must be >= 0");
+    if (hi >= ncols) sp_column_error(ncols);
+    columns_checked = true;
+  }
 
   void materialize() {
     if (!dirty) return;
@@ -187,10 +262,13 @@ class SparseMat {
   }
 
   /// Adopts CSR arrays (no copy when they are contiguous) after checking
-  /// them as scipy's check_format(full_check=True) does -> ValueError.
-  /// indices/data may be longer than indptr[-1]; the rest is ignored.
-  static SparseMat from_csr(int64_t nrows, int64_t ncols, Array<int64_t, 1> indptr, Array<int64_t, 1> indices,
-                            Array<T, 1> data) {
+  /// them as scipy's check_format(full_check=True) does -> ValueError; the
+  /// column indices are checked when first needed (see SparseStore). int32
+  /// arrays (I) are kept as they are: a narrow matrix. indices/data may be
+  /// longer than indptr[-1]; the rest is ignored.
+  template <class I>
+  static SparseMat from_csr(int64_t nrows, int64_t ncols, Array<I, 1> indptr, Array<I, 1> indices, Array<T, 1> data) {
+    static_assert(std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>, "CSR indices are int32 or int64");
     if (nrows < 0 || ncols < 0) detail::sp_value_error("negative dimensions are not allowed");
     char msg[160];
     if (indptr.shape(0) != nrows + 1) {
@@ -199,34 +277,37 @@ class SparseMat {
       detail::sp_value_error(msg);
     }
     if (indices.shape(0) != data.shape(0)) detail::sp_value_error("indices and data should have the same size");
-    indptr = detail::sp_contiguous<int64_t>(indptr);
-    indices = detail::sp_contiguous<int64_t>(indices);
+    indptr = detail::sp_contiguous<I>(indptr);
+    indices = detail::sp_contiguous<I>(indices);
     data = detail::sp_contiguous<T>(data);
-    const int64_t* p = indptr.data();
+    const I* p = indptr.data();
     if (p[0] != 0) detail::sp_value_error("index pointer should start with 0");
     const int64_t nnz = p[nrows];
     if (nnz > indices.shape(0))
       detail::sp_value_error("Last value of index pointer should be less than the size of index and data arrays");
-    // Branch-free scans (they vectorize): every call from Python checks
-    // the structure, so this must cost a fraction of an spmv.
+    // Branch-free (it vectorizes): every call from Python checks this.
     bool decreasing = false;
     for (int64_t r = 0; r < nrows; ++r) decreasing |= p[r + 1] < p[r];
     if (decreasing) detail::sp_value_error("index pointer values must form a non-decreasing sequence");
-    const int64_t* c = indices.data();
-    int64_t lo = 0, hi = -1;
-    for (int64_t k = 0; k < nnz; ++k) {
-      lo = c[k] < lo ? c[k] : lo;
-      hi = c[k] > hi ? c[k] : hi;
-    }
-    if (lo < 0) detail::sp_value_error("column index values must be >= 0");
-    if (hi >= ncols) {
-      std::snprintf(msg, sizeof msg, "column index values must be < %lld", static_cast<long long>(ncols));
-      detail::sp_value_error(msg);
-    }
     // The capacity is exactly nnz: an insertion reallocates instead of
     // writing into the caller's arrays past nnz.
-    return detail::sp_make<T>(nrows, ncols, indptr, detail::sp_prefix(indices, nnz), detail::sp_prefix(data, nnz),
-                              nnz);
+    if constexpr (std::is_same_v<I, int64_t>) {
+      SparseMat m = detail::sp_make<T>(nrows, ncols, indptr, detail::sp_prefix(indices, nnz),
+                                       detail::sp_prefix(data, nnz), nnz);
+      m.s_->columns_checked = false;
+      return m;
+    } else {
+      SparseMat m{NoInit{}};
+      detail::SparseStore<T>& s = *m.s_;
+      s.nrows = nrows, s.ncols = ncols, s.nnz = nnz, s.open_row = nrows - 1;
+      s.narrow = true, s.columns_checked = false;
+      s.indptr32 = indptr;
+      s.indices32 = detail::sp_prefix(indices, nnz);
+      s.val_buf = s.data = detail::sp_prefix(data, nnz);
+      s.indptr = detail::sp_vec<int64_t>(0);
+      s.col_buf = s.indices = detail::sp_vec<int64_t>(0);
+      return m;
+    }
   }
 
   int64_t rows() const { return s_->nrows; }
@@ -237,12 +318,17 @@ class SparseMat {
     return (k < 0 ? k + 2 : k) == 0 ? s_->nrows : s_->ncols;
   }
   int64_t nnz() const { return s_->nnz; }
+  /// The int64 row pointers and (checked) column indices; a narrow matrix
+  /// is widened first.
   const Array<int64_t, 1>& indptr() const {
+    s_->widen();
     s_->materialize();
     return s_->indptr;
   }
   const Array<int64_t, 1>& indices() const {
+    s_->widen();
     s_->materialize();
+    s_->check_columns();
     return s_->indices;
   }
   const Array<T, 1>& data() const {
@@ -250,18 +336,55 @@ class SparseMat {
     return s_->data;
   }
 
+  /// Whether the structure is the caller's int32 arrays (see csr()).
+  bool narrow() const { return s_->narrow; }
+  /// The raw arrays for the library's loops: I = int32_t only while
+  /// narrow(); int64_t widens a narrow matrix. Column indices are checked
+  /// unless the caller checks them itself (spmv) or never reads them.
+  template <class I>
+  detail::Csr<T, I> csr(bool check_columns = true) const {
+    if constexpr (std::is_same_v<I, int64_t>) {
+      s_->widen();
+      s_->materialize();
+    }
+    if (check_columns) s_->check_columns();
+    const detail::SparseStore<T>& s = *s_;
+    if constexpr (std::is_same_v<I, int32_t>) return {s.nrows, s.ncols, s.nnz, s.indptr32.data(), s.indices32.data(), s.data.data()};
+    else return {s.nrows, s.ncols, s.nnz, s.indptr.data(), s.indices.data(), s.data.data()};
+  }
+  bool columns_checked() const { return s_->columns_checked; }
+  void check_columns() const { s_->check_columns(); }
+  void set_columns_checked() const { s_->columns_checked = true; }
+
+  /// The arrays of either width for loops the compiler emits.
+  detail::SpRowPointers row_pointers() const {
+    s_->materialize();
+    return s_->narrow ? detail::SpRowPointers{s_->indptr32.data(), nullptr} : detail::SpRowPointers{nullptr, s_->indptr.data()};
+  }
+  detail::SpColumns columns() const {
+    s_->materialize();
+    return s_->narrow ? detail::SpColumns{s_->indices32.data(), nullptr, s_->ncols}
+                      : detail::SpColumns{nullptr, s_->indices.data(), s_->ncols};
+  }
+
   /// S[r, c]: the sum of the stored entries at (r, c) (0 if none); negative
   /// indices wrap; IndexError out of range.
   T get(int64_t r, int64_t c) const {
     r = check_row(r), c = check_col(c);
-    const int64_t b = s_->row_begin(r), e = s_->row_end(r);
-    const int64_t* ci = s_->col_buf.data();
-    const T* v = s_->val_buf.data();
-    T sum = T(0);
-    bool found = false;
-    for (int64_t k = b; k < e; ++k)
-      if (ci[k] == c) sum = found ? detail::sp_add<T>(sum, v[k]) : v[k], found = true;
-    return sum;
+    auto find = [&](const auto* ptr, const auto* ci, int64_t b, int64_t e) {
+      (void)ptr;
+      const T* v = s_->val_buf.data();
+      T sum = T(0);
+      bool found = false;
+      for (int64_t k = b; k < e; ++k)
+        if (ci[k] == c) sum = found ? detail::sp_add<T>(sum, v[k]) : v[k], found = true;
+      return sum;
+    };
+    if (s_->narrow) {
+      const int32_t* p = s_->indptr32.data();
+      return find(p, s_->indices32.data(), p[r], p[r + 1]);
+    }
+    return find(s_->indptr.data(), s_->col_buf.data(), s_->row_begin(r), s_->row_end(r));
   }
 
   /// spm_set_item: overwrites the entry at (r, c), or inserts it (even a
@@ -270,6 +393,7 @@ class SparseMat {
   void set(T v, int64_t r, int64_t c) {
     r = check_row(r), c = check_col(c);
     detail::SparseStore<T>& s = *s_;
+    s.widen();
     s.materialize();
     int64_t* ptr = s.indptr.data();
     const int64_t b = ptr[r], e = ptr[r + 1];
@@ -307,6 +431,7 @@ class SparseMat {
   void set_unsafe(T v, int64_t r, int64_t c) {
     r = check_row(r), c = check_col(c);
     detail::SparseStore<T>& s = *s_;
+    s.widen();
     if (r < s.open_row && s.indptr.data()[r + 1] != s.nnz) return set(v, r, c);
     if (r > s.open_row) {
       int64_t* p = s.indptr.data();
@@ -379,16 +504,19 @@ SparseMat<T> sp_make(int64_t nrows, int64_t ncols, Array<int64_t, 1> indptr, Arr
   return m;
 }
 
-/// Raw CSR pointers of a matrix, read once per operation.
-template <class T>
-struct Csr {
-  int64_t m, n, nnz;
-  const int64_t* p;
-  const int64_t* c;
-  const T* v;
-  explicit Csr(const SparseMat<T>& a)
-      : m(a.rows()), n(a.cols()), nnz(a.nnz()), p(a.indptr().data()), c(a.indices().data()), v(a.data().data()) {}
-};
+/// f(csr) with the matrix's raw arrays at their width (two instantiations).
+template <class T, class F>
+decltype(auto) with_csr(const SparseMat<T>& S, F&& f, bool check_columns = true) {
+  if (S.narrow()) return f(S.template csr<int32_t>(check_columns));
+  return f(S.template csr<int64_t>(check_columns));
+}
+/// f(a, b) for two matrices: int32 when both are narrow, else int64 (a
+/// narrow one is widened), so that binary operations instantiate twice.
+template <class T, class U, class F>
+decltype(auto) with_csr2(const SparseMat<T>& A, const SparseMat<U>& B, F&& f) {
+  if (A.narrow() && B.narrow()) return f(A.template csr<int32_t>(), B.template csr<int32_t>());
+  return f(A.template csr<int64_t>(), B.template csr<int64_t>());
+}
 
 /// Growable output columns/values for results whose nnz is not known ahead.
 template <class R>
@@ -414,24 +542,16 @@ struct SpOut {
   }
 };
 
-inline bool sp_row_sorted(const int64_t* c, int64_t b, int64_t e) {
+template <class I>
+bool sp_row_sorted(const I* c, int64_t b, int64_t e) {
   for (int64_t k = b + 1; k < e; ++k)
     if (c[k] <= c[k - 1]) return false;
   return true;
 }
 
-/// Sparse (op) sparse, same shape, as scipy's csr_binop_csr: the union of
-/// the structures, op(a, 0) / op(0, b) where one side is absent, entries
-/// equal to zero dropped; rows come out sorted. Mul skips one-sided entries
-/// when op(x, 0) is always 0 (integers).
-template <class R, bool Mul, class T, class U>
-SparseMat<R> sp_binop(const char* name, const SparseMat<T>& A, const SparseMat<U>& B) {
-  if (A.rows() != B.rows() || A.cols() != B.cols()) {
-    const int64_t sa[2] = {A.rows(), A.cols()}, sb[2] = {B.rows(), B.cols()};
-    sp_shape_error(name, "inconsistent shapes", sa, 2, sb, 2);
-  }
-  const Csr<T> a(A);
-  const Csr<U> b(B);
+/// sp_binop's loop over the rows of two CSR structures of the same width.
+template <class R, bool Mul, class CA, class CB>
+SparseMat<R> sp_binop_rows(const CA& a, const CB& b) {
   const int64_t m = a.m, n = a.n;
   constexpr bool kOneSided = !Mul || std::is_floating_point_v<R>;
   auto op = [](R x, R y) { return Mul ? sp_mul<R>(x, y) : sp_add<R>(x, y); };
@@ -505,7 +625,6 @@ SparseMat<R> sp_binop(const char* name, const SparseMat<T>& A, const SparseMat<U
           acc_b[j] = sp_add<R>(acc_b[j], static_cast<R>(b.v[k]));
         }
       }
-      std::sort(list.get(), list.get() + len);
       for (int64_t t = 0; t < len; ++t) {
         const int64_t j = list[t];
         const bool in_a = mark_a[j] == i, in_b = mark_b[j] == i;
@@ -517,6 +636,21 @@ SparseMat<R> sp_binop(const char* name, const SparseMat<T>& A, const SparseMat<U
     ip[i + 1] = nnz;
   }
   return sp_make<R>(m, n, indptr, cols, vals, nnz);
+}
+
+/// Sparse (op) sparse, same shape, as scipy's csr_binop_csr: the union of
+/// the structures, op(a, 0) / op(0, b) where one side is absent, entries
+/// equal to zero dropped. Rows with sorted columns on both sides are merged
+/// (sorted out); others go through dense accumulators and come out in
+/// first-seen order, unsorted, as scipy's general path. Mul skips one-sided
+/// entries when op(x, 0) is always 0 (integers).
+template <class R, bool Mul, class T, class U>
+SparseMat<R> sp_binop(const char* name, const SparseMat<T>& A, const SparseMat<U>& B) {
+  if (A.rows() != B.rows() || A.cols() != B.cols()) {
+    const int64_t sa[2] = {A.rows(), A.cols()}, sb[2] = {B.rows(), B.cols()};
+    sp_shape_error(name, "inconsistent shapes", sa, 2, sb, 2);
+  }
+  return with_csr2(A, B, [&](const auto& a, const auto& b) { return sp_binop_rows<R, Mul>(a, b); });
 }
 
 /// Dense 2-D view of an Array<U, 1 or 2> as numpy.atleast_2d sees it.
@@ -546,14 +680,19 @@ SparseMat<T> empty_spm(int64_t nrows, int64_t ncols) {
 
 /// csr_to_spm(values, columns, indexes, ncols) as
 /// csr_matrix((values, columns, indexes), shape=(len(indexes) - 1, ncols)).
-/// int64 contiguous arrays are adopted without copying; others are copied.
+/// Contiguous int64 arrays, or int32 ones, are adopted without copying;
+/// others are copied to int64.
 template <class T, class I, class J>
 SparseMat<T> csr_to_spm(const Array<T, 1>& values, const Array<I, 1>& columns, const Array<J, 1>& indexes,
                         int64_t ncols) {
   static_assert(std::is_integral_v<I> && std::is_integral_v<J>, "csr_to_spm: integer index arrays");
   if (indexes.shape(0) < 1) detail::sp_value_error("csr_to_spm: indexes must hold at least one row pointer");
-  return SparseMat<T>::from_csr(indexes.shape(0) - 1, ncols, detail::sp_contiguous<int64_t>(indexes),
-                                detail::sp_contiguous<int64_t>(columns), values);
+  // int32 structures stay int32 (narrow), as SciPy keeps them.
+  using Index = std::conditional_t<std::is_same_v<I, int32_t> && std::is_same_v<J, int32_t>, int32_t, int64_t>;
+  SparseMat<T> S = SparseMat<T>::from_csr(indexes.shape(0) - 1, ncols, detail::sp_contiguous<Index>(indexes),
+                                          detail::sp_contiguous<Index>(columns), values);
+  S.check_columns();  // a bad index is reported here, where the kernel built the matrix
+  return S;
 }
 
 /// spm_to_csr(S, values, columns, indexes): writes S's CSR arrays into the
@@ -587,13 +726,14 @@ void spm_to_csr(const SparseMat<T>& S, const Array<V, 1>& values, const Array<I,
                   static_cast<long long>(nnz));
     detail::sp_value_error(msg);
   }
-  const detail::Csr<T> a(S);
-  V* vo = values.data();
-  I* co = columns.data();
-  J* po = indexes.data();
-  const int64_t sv = values.stride(0), sc = columns.stride(0), sp = indexes.stride(0);
-  for (int64_t k = 0; k < nnz; ++k) vo[k * sv] = static_cast<V>(a.v[k]), co[k * sc] = static_cast<I>(a.c[k]);
-  for (int64_t i = 0; i <= m; ++i) po[i * sp] = static_cast<J>(a.p[i]);
+  return detail::with_csr(S, [&](const auto& a) {
+    V* vo = values.data();
+    I* co = columns.data();
+    J* po = indexes.data();
+    const int64_t sv = values.stride(0), sc = columns.stride(0), sp = indexes.stride(0);
+    for (int64_t k = 0; k < nnz; ++k) vo[k * sv] = static_cast<V>(a.v[k]), co[k * sc] = static_cast<I>(a.c[k]);
+    for (int64_t i = 0; i <= m; ++i) po[i * sp] = static_cast<J>(a.p[i]);
+  });
 }
 
 /// nnz(S)
@@ -605,24 +745,25 @@ int64_t nnz(const SparseMat<T>& S) {
 /// S.T as a new CSR matrix (rows sorted; duplicates and explicit zeros kept).
 template <class T>
 SparseMat<T> transpose(const SparseMat<T>& S) {
-  const detail::Csr<T> a(S);
-  const int64_t m = a.m, n = a.n, nnz = a.nnz;
-  Array<int64_t, 1> indptr = Array<int64_t, 1>::zeros(std::array<int64_t, 1>{n + 1});
-  Array<int64_t, 1> cols = detail::sp_vec<int64_t>(nnz);
-  Array<T, 1> vals = detail::sp_vec<T>(nnz);
-  int64_t* p = indptr.data();
-  for (int64_t k = 0; k < nnz; ++k) ++p[a.c[k] + 1];
-  for (int64_t j = 0; j < n; ++j) p[j + 1] += p[j];
-  int64_t* oc = cols.data();
-  T* ov = vals.data();
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k) {
-      const int64_t d = p[a.c[k]]++;
-      oc[d] = i, ov[d] = a.v[k];
-    }
-  for (int64_t j = n; j > 0; --j) p[j] = p[j - 1];
-  p[0] = 0;
-  return detail::sp_make<T>(n, m, indptr, cols, vals, nnz);
+  return detail::with_csr(S, [&](const auto& a) {
+    const int64_t m = a.m, n = a.n, nnz = a.nnz;
+    Array<int64_t, 1> indptr = Array<int64_t, 1>::zeros(std::array<int64_t, 1>{n + 1});
+    Array<int64_t, 1> cols = detail::sp_vec<int64_t>(nnz);
+    Array<T, 1> vals = detail::sp_vec<T>(nnz);
+    int64_t* p = indptr.data();
+    for (int64_t k = 0; k < nnz; ++k) ++p[a.c[k] + 1];
+    for (int64_t j = 0; j < n; ++j) p[j + 1] += p[j];
+    int64_t* oc = cols.data();
+    T* ov = vals.data();
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k) {
+        const int64_t d = p[a.c[k]]++;
+        oc[d] = i, ov[d] = a.v[k];
+      }
+    for (int64_t j = n; j > 0; --j) p[j] = p[j - 1];
+    p[0] = 0;
+    return detail::sp_make<T>(n, m, indptr, cols, vals, nnz);
+  });
 }
 
 // ---- element-wise --------------------------------------------------------------------
@@ -650,11 +791,12 @@ Array<detail::sp_result_t<R, T, U>, 2> spm_add(const SparseMat<T>& S, const Arra
   Array<Out, 2> out = Array<Out, 2>::empty(std::array<int64_t, 2>{m, n});
   assign(out, D);
   Out* o = out.data();
-  const detail::Csr<T> a(S);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k)
-      o[i * n + a.c[k]] = detail::sp_add<Out>(o[i * n + a.c[k]], static_cast<Out>(a.v[k]));
-  return out;
+  return detail::with_csr(S, [&](const auto& a) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k)
+        o[i * n + a.c[k]] = detail::sp_add<Out>(o[i * n + a.c[k]], static_cast<Out>(a.v[k]));
+    return out;
+  });
 }
 template <class R = void, class U, int N, class T>
 Array<detail::sp_result_t<R, T, U>, 2> spm_add(const Array<U, N>& D, const SparseMat<T>& S) {
@@ -672,16 +814,17 @@ SparseMat<detail::sp_result_t<R, T, U>> spm_mul(const SparseMat<T>& A, const Spa
 template <class R = void, class T, class U, std::enable_if_t<std::is_arithmetic_v<U>, int> = 0>
 SparseMat<detail::sp_result_t<R, T, U>> spm_scale(const SparseMat<T>& S, U x) {
   using Out = detail::sp_result_t<R, T, U>;
-  const detail::Csr<T> a(S);
-  Array<int64_t, 1> indptr = detail::sp_vec<int64_t>(a.m + 1);
-  std::memcpy(indptr.data(), a.p, sizeof(int64_t) * (a.m + 1));
-  Array<int64_t, 1> cols = detail::sp_vec<int64_t>(a.nnz);
-  if (a.nnz) std::memcpy(cols.data(), a.c, sizeof(int64_t) * a.nnz);
-  Array<Out, 1> vals = detail::sp_vec<Out>(a.nnz);
-  Out* o = vals.data();
-  const Out y = static_cast<Out>(x);
-  for (int64_t k = 0; k < a.nnz; ++k) o[k] = detail::sp_mul<Out>(static_cast<Out>(a.v[k]), y);
-  return detail::sp_make<Out>(a.m, a.n, indptr, cols, vals, a.nnz);
+  return detail::with_csr(S, [&](const auto& a) {
+    Array<int64_t, 1> indptr = detail::sp_vec<int64_t>(a.m + 1);
+    Array<int64_t, 1> cols = detail::sp_vec<int64_t>(a.nnz);
+    std::copy(a.p, a.p + a.m + 1, indptr.data());
+    std::copy(a.c, a.c + a.nnz, cols.data());
+    Array<Out, 1> vals = detail::sp_vec<Out>(a.nnz);
+    Out* o = vals.data();
+    const Out y = static_cast<Out>(x);
+    for (int64_t k = 0; k < a.nnz; ++k) o[k] = detail::sp_mul<Out>(static_cast<Out>(a.v[k]), y);
+    return detail::sp_make<Out>(a.m, a.n, indptr, cols, vals, a.nnz);
+  });
 }
 
 /// spm_mul(S, scalar) = spm_scale.
@@ -716,33 +859,34 @@ SparseMat<detail::sp_result_t<R, T, U>> spm_mul(const SparseMat<T>& S, const Arr
     const int64_t ss[2] = {sm, sn};
     detail::sp_shape_error("spm_mul", "inconsistent shapes", ss, 2, ds, 2);
   }
-  const detail::Csr<T> a(S);
-  const bool expand_cols = sn == 1 && n > 1;
-  const int64_t per_col = expand_cols ? n : 1;
-  const int64_t nnz = (sm == m ? a.nnz : a.nnz * m) * per_col;
-  Array<int64_t, 1> indptr = detail::sp_vec<int64_t>(m + 1);
-  Array<int64_t, 1> cols = detail::sp_vec<int64_t>(nnz);
-  Array<Out, 1> vals = detail::sp_vec<Out>(nnz);
-  int64_t* ip = indptr.data();
-  int64_t* oc = cols.data();
-  Out* ov = vals.data();
-  const int64_t dcs = ds[1] == 1 ? 0 : d.strides[1];
-  int64_t w = 0;
-  ip[0] = 0;
-  for (int64_t i = 0; i < m; ++i) {
-    const int64_t si = sm == 1 ? 0 : i;
-    const U* drow = d.data + (ds[0] == 1 ? 0 : i * d.strides[0]);
-    for (int64_t k = a.p[si]; k < a.p[si + 1]; ++k) {
-      const Out x = static_cast<Out>(a.v[k]);
-      if (expand_cols) {
-        for (int64_t j = 0; j < n; ++j) oc[w] = j, ov[w++] = detail::sp_mul<Out>(x, static_cast<Out>(drow[j * dcs]));
-      } else {
-        oc[w] = a.c[k], ov[w++] = detail::sp_mul<Out>(x, static_cast<Out>(drow[a.c[k] * dcs]));
+  return detail::with_csr(S, [&](const auto& a) {
+    const bool expand_cols = sn == 1 && n > 1;
+    const int64_t per_col = expand_cols ? n : 1;
+    const int64_t nnz = (sm == m ? a.nnz : a.nnz * m) * per_col;
+    Array<int64_t, 1> indptr = detail::sp_vec<int64_t>(m + 1);
+    Array<int64_t, 1> cols = detail::sp_vec<int64_t>(nnz);
+    Array<Out, 1> vals = detail::sp_vec<Out>(nnz);
+    int64_t* ip = indptr.data();
+    int64_t* oc = cols.data();
+    Out* ov = vals.data();
+    const int64_t dcs = ds[1] == 1 ? 0 : d.strides[1];
+    int64_t w = 0;
+    ip[0] = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t si = sm == 1 ? 0 : i;
+      const U* drow = d.data + (ds[0] == 1 ? 0 : i * d.strides[0]);
+      for (int64_t k = a.p[si]; k < a.p[si + 1]; ++k) {
+        const Out x = static_cast<Out>(a.v[k]);
+        if (expand_cols) {
+          for (int64_t j = 0; j < n; ++j) oc[w] = j, ov[w++] = detail::sp_mul<Out>(x, static_cast<Out>(drow[j * dcs]));
+        } else {
+          oc[w] = a.c[k], ov[w++] = detail::sp_mul<Out>(x, static_cast<Out>(drow[a.c[k] * dcs]));
+        }
       }
+      ip[i + 1] = w;
     }
-    ip[i + 1] = w;
-  }
-  return detail::sp_make<Out>(m, n, indptr, cols, vals, nnz);
+    return detail::sp_make<Out>(m, n, indptr, cols, vals, nnz);
+  });
 }
 template <class R = void, class U, int N, class T>
 SparseMat<detail::sp_result_t<R, T, U>> spm_mul(const Array<U, N>& D, const SparseMat<T>& S) {
@@ -752,6 +896,9 @@ SparseMat<detail::sp_result_t<R, T, U>> spm_mul(const Array<U, N>& D, const Spar
 // ---- products ---------------------------------------------------------------------------
 
 /// spmv(S, x): S @ x for a 1-D x (csr_matvec: one sequential sum per row).
+/// The column indices of a borrowed matrix are range-checked in the same
+/// pass (an out-of-range one reads x[0] instead, then raises), so a call
+/// from Python reads the structure once, as scipy does.
 template <class R = void, class T, class U>
 Array<detail::sp_result_t<R, T, U>, 1> spmv(const SparseMat<T>& S, const Array<U, 1>& x) {
   using Out = detail::sp_result_t<R, T, U>;
@@ -759,27 +906,48 @@ Array<detail::sp_result_t<R, T, U>, 1> spmv(const SparseMat<T>& S, const Array<U
     const int64_t ss[2] = {S.rows(), S.cols()};
     detail::sp_shape_error("spmv", "dimension mismatch", ss, 2, x.shape(), 1);
   }
-  const detail::Csr<T> a(S);
-  Array<Out, 1> out = detail::sp_vec<Out>(a.m);
-  // Plain local pointers: the row loop keeps p[i + 1] and the bases in
-  // registers (through the struct, every store to o[i] would reload them).
-  Out* __restrict o = out.data();
-  const U* __restrict xp = x.data();
-  const int64_t* __restrict p = a.p;
-  const int64_t* __restrict c = a.c;
-  const T* __restrict v = a.v;
-  const int64_t m = a.m, s = x.stride(0);
-  auto run = [=](auto stride) {
-    for (int64_t i = 0; i < m; ++i) {
-      Out acc = Out(0);
-      for (int64_t k = p[i], e = p[i + 1]; k < e; ++k)
-        acc = detail::sp_add<Out>(acc, detail::sp_mul<Out>(static_cast<Out>(v[k]), static_cast<Out>(xp[c[k] * stride])));
-      o[i] = acc;
+  const bool fused_check = !S.columns_checked() && S.cols() > 0;
+  return detail::with_csr(S, [&](const auto& a) {
+    Array<Out, 1> out = detail::sp_vec<Out>(a.m);
+    // Plain local pointers: the row loop keeps p[i + 1] and the bases in
+    // registers (through the struct, every store to o[i] would reload them).
+    Out* __restrict o = out.data();
+    const U* __restrict xp = x.data();
+    const auto* __restrict p = a.p;
+    const auto* __restrict c = a.c;
+    const T* __restrict v = a.v;
+    const int64_t m = a.m, n = a.n, s = x.stride(0);
+    bool bad = false;
+    auto run = [=, &bad](auto stride, auto check) {
+      bool any_bad = false;
+      for (int64_t i = 0; i < m; ++i) {
+        Out acc = Out(0);
+        for (int64_t k = p[i], e = p[i + 1]; k < e; ++k) {
+          int64_t j = c[k];
+          if constexpr (decltype(check)::value) {
+            const bool ok = static_cast<uint64_t>(j) < static_cast<uint64_t>(n);
+            any_bad |= !ok;
+            j = ok ? j : 0;
+          }
+          acc = detail::sp_add<Out>(acc, detail::sp_mul<Out>(static_cast<Out>(v[k]), static_cast<Out>(xp[j * stride])));
+        }
+        o[i] = acc;
+      }
+      bad = any_bad;
+    };
+    using Unit = std::integral_constant<int64_t, 1>;
+    if (fused_check) {
+      if (s == 1) run(Unit{}, std::true_type{});
+      else run(s, std::true_type{});
+      if (bad) S.check_columns();  // raises scipy's message
+      S.set_columns_checked();
+    } else if (s == 1) {
+      run(Unit{}, std::false_type{});
+    } else {
+      run(s, std::false_type{});
     }
-  };
-  if (s == 1) run(std::integral_constant<int64_t, 1>{});
-  else run(s);
-  return out;
+    return out;
+  }, /*check_columns=*/!fused_check);
 }
 
 /// spmm(A, B): sparse @ sparse (Gustavson: a dense accumulator and a marker
@@ -792,82 +960,82 @@ SparseMat<detail::sp_result_t<R, T, U>> spmm(const SparseMat<T>& A, const Sparse
     const int64_t sa[2] = {A.rows(), A.cols()}, sb[2] = {B.rows(), B.cols()};
     detail::sp_shape_error("spmm", "dimension mismatch", sa, 2, sb, 2);
   }
-  const detail::Csr<T> a(A);
-  const detail::Csr<U> b(B);
-  const int64_t m = a.m, n = b.n;
-  Array<int64_t, 1> indptr = detail::sp_vec<int64_t>(m + 1);
-  int64_t* ip = indptr.data();
-  // Capacity: the products' count per row (capped at n), which is exact
-  // without cancellations; beyond 16M entries it grows on demand instead.
-  int64_t bound = 0;
-  for (int64_t i = 0; i < m; ++i) {
-    int64_t r = 0;
-    for (int64_t ka = a.p[i]; ka < a.p[i + 1] && r < n; ++ka) r += b.p[a.c[ka] + 1] - b.p[a.c[ka]];
-    bound += r < n ? r : n;
-  }
-  const int64_t cap_limit = std::max<int64_t>(4 * (a.nnz + b.nnz), int64_t{1} << 24);
-  detail::SpOut<Out> out(bound < cap_limit ? bound : cap_limit);
-  // Row i's columns are marked in a two-level bitmap (a bit per column, and
-  // a bit per non-empty word of those), which also yields them in order:
-  // reading the row out costs O(n / 4096 + its length), no sort. Very wide
-  // matrices with short rows sort the row's column list instead.
-  const int64_t nw = (n + 63) >> 6, nt = (nw + 63) >> 6;
-  std::unique_ptr<Out[]> acc(new Out[n > 0 ? n : 1]());
-  std::unique_ptr<uint64_t[]> bits(new uint64_t[nw > 0 ? nw : 1]()), top(new uint64_t[nt > 0 ? nt : 1]());
-  std::unique_ptr<int64_t[]> list(new int64_t[n > 0 ? n : 1]);
-  ip[0] = 0;
-  for (int64_t i = 0; i < m; ++i) {
-    int64_t len = 0;
-    for (int64_t ka = a.p[i]; ka < a.p[i + 1]; ++ka) {
-      const int64_t l = a.c[ka];
-      const Out x = static_cast<Out>(a.v[ka]);
-      for (int64_t kb = b.p[l]; kb < b.p[l + 1]; ++kb) {
-        const int64_t j = b.c[kb];
-        const Out prod = detail::sp_mul<Out>(x, static_cast<Out>(b.v[kb]));
-        uint64_t& word = bits[j >> 6];
-        const uint64_t bit = uint64_t{1} << (j & 63);
-        if (!(word & bit)) {
-          word |= bit;
-          top[j >> 12] |= uint64_t{1} << ((j >> 6) & 63);
-          acc[j] = detail::sp_add<Out>(Out(0), prod);  // 0 + p, as scipy's sums
-          list[len++] = j;
-        } else {
-          acc[j] = detail::sp_add<Out>(acc[j], prod);
-        }
-      }
+  return detail::with_csr2(A, B, [&](const auto& a, const auto& b) {
+    const int64_t m = a.m, n = b.n;
+    Array<int64_t, 1> indptr = detail::sp_vec<int64_t>(m + 1);
+    int64_t* ip = indptr.data();
+    // Capacity: the products' count per row (capped at n), which is exact
+    // without cancellations; beyond 16M entries it grows on demand instead.
+    int64_t bound = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      int64_t r = 0;
+      for (int64_t ka = a.p[i]; ka < a.p[i + 1] && r < n; ++ka) r += b.p[a.c[ka] + 1] - b.p[a.c[ka]];
+      bound += r < n ? r : n;
     }
-    out.ensure(len);
-    int64_t* oc = out.c;
-    Out* ov = out.v;
-    int64_t w = out.nnz;
-    if (nt <= 4 * len + 16) {
-      for (int64_t t = 0; t < nt; ++t) {
-        uint64_t tw = top[t];
-        top[t] = 0;
-        while (tw) {
-          const int64_t wi = t * 64 + __builtin_ctzll(tw);
-          tw &= tw - 1;
-          uint64_t bw = bits[wi];
-          bits[wi] = 0;
-          while (bw) {
-            const int64_t j = wi * 64 + __builtin_ctzll(bw);
-            bw &= bw - 1;
-            if (acc[j] != Out(0)) oc[w] = j, ov[w++] = acc[j];
+    const int64_t cap_limit = std::max<int64_t>(4 * (a.nnz + b.nnz), int64_t{1} << 24);
+    detail::SpOut<Out> out(bound < cap_limit ? bound : cap_limit);
+    // Row i's columns are marked in a two-level bitmap (a bit per column, and
+    // a bit per non-empty word of those), which also yields them in order:
+    // reading the row out costs O(n / 4096 + its length), no sort. Very wide
+    // matrices with short rows sort the row's column list instead.
+    const int64_t nw = (n + 63) >> 6, nt = (nw + 63) >> 6;
+    std::unique_ptr<Out[]> acc(new Out[n > 0 ? n : 1]());
+    std::unique_ptr<uint64_t[]> bits(new uint64_t[nw > 0 ? nw : 1]()), top(new uint64_t[nt > 0 ? nt : 1]());
+    std::unique_ptr<int64_t[]> list(new int64_t[n > 0 ? n : 1]);
+    ip[0] = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      int64_t len = 0;
+      for (int64_t ka = a.p[i]; ka < a.p[i + 1]; ++ka) {
+        const int64_t l = a.c[ka];
+        const Out x = static_cast<Out>(a.v[ka]);
+        for (int64_t kb = b.p[l]; kb < b.p[l + 1]; ++kb) {
+          const int64_t j = b.c[kb];
+          const Out prod = detail::sp_mul<Out>(x, static_cast<Out>(b.v[kb]));
+          uint64_t& word = bits[j >> 6];
+          const uint64_t bit = uint64_t{1} << (j & 63);
+          if (!(word & bit)) {
+            word |= bit;
+            top[j >> 12] |= uint64_t{1} << ((j >> 6) & 63);
+            acc[j] = detail::sp_add<Out>(Out(0), prod);  // 0 + p, as scipy's sums
+            list[len++] = j;
+          } else {
+            acc[j] = detail::sp_add<Out>(acc[j], prod);
           }
         }
       }
-    } else {
-      std::sort(list.get(), list.get() + len);
-      for (int64_t t = 0; t < len; ++t) {
-        const int64_t j = list[t];
-        bits[j >> 6] = 0, top[j >> 12] = 0;
-        if (acc[j] != Out(0)) oc[w] = j, ov[w++] = acc[j];
+      out.ensure(len);
+      int64_t* oc = out.c;
+      Out* ov = out.v;
+      int64_t w = out.nnz;
+      if (nt <= 4 * len + 16) {
+        for (int64_t t = 0; t < nt; ++t) {
+          uint64_t tw = top[t];
+          top[t] = 0;
+          while (tw) {
+            const int64_t wi = t * 64 + __builtin_ctzll(tw);
+            tw &= tw - 1;
+            uint64_t bw = bits[wi];
+            bits[wi] = 0;
+            while (bw) {
+              const int64_t j = wi * 64 + __builtin_ctzll(bw);
+              bw &= bw - 1;
+              if (acc[j] != Out(0)) oc[w] = j, ov[w++] = acc[j];
+            }
+          }
+        }
+      } else {
+        std::sort(list.get(), list.get() + len);
+        for (int64_t t = 0; t < len; ++t) {
+          const int64_t j = list[t];
+          bits[j >> 6] = 0, top[j >> 12] = 0;
+          if (acc[j] != Out(0)) oc[w] = j, ov[w++] = acc[j];
+        }
       }
+      out.nnz = w;
+      ip[i + 1] = w;
     }
-    out.nnz = w;
-    ip[i + 1] = w;
-  }
-  return detail::sp_make<Out>(m, n, indptr, out.cols, out.vals, out.nnz);
+    return detail::sp_make<Out>(m, n, indptr, out.cols, out.vals, out.nnz);
+  });
 }
 
 /// spmm_dense(S, D): sparse @ dense 2-D -> dense.
@@ -878,26 +1046,27 @@ Array<detail::sp_result_t<R, T, U>, 2> spmm_dense(const SparseMat<T>& S, const A
     const int64_t ss[2] = {S.rows(), S.cols()};
     detail::sp_shape_error("spmm_dense", "dimension mismatch", ss, 2, D.shape(), 2);
   }
-  const detail::Csr<T> a(S);
-  const int64_t m = a.m, n = D.shape(1);
-  Array<Out, 2> out = Array<Out, 2>::zeros(std::array<int64_t, 2>{m, n});
-  Out* o = out.data();
-  const U* d = D.data();
-  const int64_t s0 = D.stride(0), s1 = D.stride(1);
-  auto run = [&](auto stride) {
-    for (int64_t i = 0; i < m; ++i) {
-      Out* orow = o + i * n;
-      for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k) {
-        const Out x = static_cast<Out>(a.v[k]);
-        const U* drow = d + a.c[k] * s0;
-        for (int64_t j = 0; j < n; ++j)
-          orow[j] = detail::sp_add<Out>(orow[j], detail::sp_mul<Out>(x, static_cast<Out>(drow[j * stride])));
+  return detail::with_csr(S, [&](const auto& a) {
+    const int64_t m = a.m, n = D.shape(1);
+    Array<Out, 2> out = Array<Out, 2>::zeros(std::array<int64_t, 2>{m, n});
+    Out* o = out.data();
+    const U* d = D.data();
+    const int64_t s0 = D.stride(0), s1 = D.stride(1);
+    auto run = [&](auto stride) {
+      for (int64_t i = 0; i < m; ++i) {
+        Out* orow = o + i * n;
+        for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k) {
+          const Out x = static_cast<Out>(a.v[k]);
+          const U* drow = d + a.c[k] * s0;
+          for (int64_t j = 0; j < n; ++j)
+            orow[j] = detail::sp_add<Out>(orow[j], detail::sp_mul<Out>(x, static_cast<Out>(drow[j * stride])));
+        }
       }
-    }
-  };
-  if (s1 == 1) run(std::integral_constant<int64_t, 1>{});
-  else run(s1);
-  return out;
+    };
+    if (s1 == 1) run(std::integral_constant<int64_t, 1>{});
+    else run(s1);
+    return out;
+  });
 }
 
 /// spmm_dense(D, S): dense 2-D @ sparse -> dense.
@@ -908,21 +1077,22 @@ Array<detail::sp_result_t<R, T, U>, 2> spmm_dense(const Array<U, 2>& D, const Sp
     const int64_t ss[2] = {S.rows(), S.cols()};
     detail::sp_shape_error("spmm_dense", "dimension mismatch", D.shape(), 2, ss, 2);
   }
-  const detail::Csr<T> a(S);
-  const int64_t m = D.shape(0), kdim = a.m, n = a.n;
-  Array<Out, 2> out = Array<Out, 2>::zeros(std::array<int64_t, 2>{m, n});
-  Out* o = out.data();
-  const U* d = D.data();
-  const int64_t s0 = D.stride(0), s1 = D.stride(1);
-  for (int64_t i = 0; i < m; ++i) {
-    Out* orow = o + i * n;
-    for (int64_t l = 0; l < kdim; ++l) {
-      const Out x = static_cast<Out>(d[i * s0 + l * s1]);
-      for (int64_t k = a.p[l]; k < a.p[l + 1]; ++k)
-        orow[a.c[k]] = detail::sp_add<Out>(orow[a.c[k]], detail::sp_mul<Out>(x, static_cast<Out>(a.v[k])));
+  return detail::with_csr(S, [&](const auto& a) {
+    const int64_t m = D.shape(0), kdim = a.m, n = a.n;
+    Array<Out, 2> out = Array<Out, 2>::zeros(std::array<int64_t, 2>{m, n});
+    Out* o = out.data();
+    const U* d = D.data();
+    const int64_t s0 = D.stride(0), s1 = D.stride(1);
+    for (int64_t i = 0; i < m; ++i) {
+      Out* orow = o + i * n;
+      for (int64_t l = 0; l < kdim; ++l) {
+        const Out x = static_cast<Out>(d[i * s0 + l * s1]);
+        for (int64_t k = a.p[l]; k < a.p[l + 1]; ++k)
+          orow[a.c[k]] = detail::sp_add<Out>(orow[a.c[k]], detail::sp_mul<Out>(x, static_cast<Out>(a.v[k])));
+      }
     }
-  }
-  return out;
+    return out;
+  });
 }
 
 // ---- reductions -------------------------------------------------------------------------
@@ -933,21 +1103,23 @@ template <class R = void, class T>
 Array<detail::sp_sum_t<R, T>, 1> sum_axis(const SparseMat<T>& S, int64_t axis) {
   using Out = detail::sp_sum_t<R, T>;
   const int ax = normalize_axis(axis, 2, ErrorKind::ValueError);
-  const detail::Csr<T> a(S);
-  if (ax == 1) {
-    Array<Out, 1> out = detail::sp_vec<Out>(a.m);
-    Out* o = out.data();
-    for (int64_t i = 0; i < a.m; ++i) {
-      Out acc = Out(0);
-      for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k) acc = detail::sp_add<Out>(acc, static_cast<Out>(a.v[k]));
-      o[i] = acc;
+  // Row sums never read the column indices: no check of them.
+  return detail::with_csr(S, [&](const auto& a) {
+    if (ax == 1) {
+      Array<Out, 1> out = detail::sp_vec<Out>(a.m);
+      Out* o = out.data();
+      for (int64_t i = 0; i < a.m; ++i) {
+        Out acc = Out(0);
+        for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k) acc = detail::sp_add<Out>(acc, static_cast<Out>(a.v[k]));
+        o[i] = acc;
+      }
+      return out;
     }
+    Array<Out, 1> out = Array<Out, 1>::zeros(std::array<int64_t, 1>{a.n});
+    Out* o = out.data();
+    for (int64_t k = 0; k < a.nnz; ++k) o[a.c[k]] = detail::sp_add<Out>(o[a.c[k]], static_cast<Out>(a.v[k]));
     return out;
-  }
-  Array<Out, 1> out = Array<Out, 1>::zeros(std::array<int64_t, 1>{a.n});
-  Out* o = out.data();
-  for (int64_t k = 0; k < a.nnz; ++k) o[a.c[k]] = detail::sp_add<Out>(o[a.c[k]], static_cast<Out>(a.v[k]));
-  return out;
+  }, /*check_columns=*/ax == 0);
 }
 
 /// sum(S): scipy's order (row sums, then NumPy's sum of those).
