@@ -11,8 +11,8 @@ Matrix Market, read with scipy.io.mmread, as float64; its spm_mul is the
 triangle-counting step `A.multiply(A @ A)`), compiled with pydd.compile at
 the default -O3, against SciPy in this process.
 
-Matrices are passed as SciPy builds them (int32 indices, which the boundary
-copies to int64: a row with int64 indices shows spmv without that copy).
+Matrices are passed as SciPy builds them (int32 indices, read in place) and,
+for spmv, once more with int64 indices.
 Before timing, the compiled result must equal SciPy's (sparse: shape, dtype,
 structure after sorting rows, np.allclose values; dense: dtype, shape,
 np.allclose); a case that differs is reported as MISMATCH and not timed.
