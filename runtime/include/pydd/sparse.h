@@ -921,22 +921,10 @@ Array<detail::sp_result_t<R, T, U>, 1> spmv(const SparseMat<T>& S, const Array<U
     const T* __restrict v = a.v;
     const int64_t m = a.m, n = a.n, s = x.stride(0);
     bool bad = false;
-    // The check is per row, before the row's products: one vectorized scan
-    // of its column indices (which are then in L1), so that the product
-    // loop stays the plain one.
     using UIndex = std::make_unsigned_t<typename std::decay_t<decltype(a)>::index_type>;
-    auto run = [=, &bad](auto stride, auto check) {
-      for (int64_t i = 0; i < m; ++i) {
-        const int64_t b = p[i], e = p[i + 1];
-        if constexpr (decltype(check)::value) {
-          UIndex hi = 0;  // negative indices are huge unsigned ones
-          for (int64_t k = b; k < e; ++k) hi = static_cast<UIndex>(c[k]) > hi ? static_cast<UIndex>(c[k]) : hi;
-          if (b < e && static_cast<uint64_t>(hi) >= static_cast<uint64_t>(n)) {
-            bad = true;
-            o[i] = Out(0);
-            continue;
-          }
-        }
+    // Rows i0..i1 (one row, or a run of short ones) at a time.
+    auto rows = [=](auto stride, int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
         Out acc = Out(0);
         // Unrolled (fewer loop instructions per product) and kept scalar:
         // at -march=native GCC would vectorize the loads into AVX-512
@@ -944,7 +932,7 @@ Array<detail::sp_result_t<R, T, U>, 1> spmv(const SparseMat<T>& S, const Array<U
         // the machines measured. The empty asm (no instruction) on the
         // index is what the vectorizer cannot see through.
 #pragma GCC unroll 4
-        for (int64_t k = b; k < e; ++k) {
+        for (int64_t k = p[i], e = p[i + 1]; k < e; ++k) {
           int64_t j = c[k];
           asm("" : "+r"(j));
           acc = detail::sp_add<Out>(acc, detail::sp_mul<Out>(static_cast<Out>(v[k]), static_cast<Out>(xp[j * stride])));
@@ -952,16 +940,36 @@ Array<detail::sp_result_t<R, T, U>, 1> spmv(const SparseMat<T>& S, const Array<U
         o[i] = acc;
       }
     };
+    // The fused check: before a block's products, one vectorized unsigned
+    // max over the block's column indices (contiguous; then in L1). A block
+    // is a run of rows with at most kBlock entries (or one longer row), so
+    // short rows share one scan.
+    auto checked = [=, &bad](auto stride) {
+      constexpr int64_t kBlock = 512;
+      for (int64_t i0 = 0; i0 < m;) {
+        int64_t i1 = i0 + 1;
+        while (i1 < m && p[i1 + 1] - p[i0] <= kBlock) ++i1;
+        UIndex hi = 0;  // negative indices are huge unsigned ones
+        for (int64_t k = p[i0], e = p[i1]; k < e; ++k)
+          hi = static_cast<UIndex>(c[k]) > hi ? static_cast<UIndex>(c[k]) : hi;
+        if (p[i0] < p[i1] && static_cast<uint64_t>(hi) >= static_cast<uint64_t>(n)) {
+          bad = true;
+          return;
+        }
+        rows(stride, i0, i1);
+        i0 = i1;
+      }
+    };
     using Unit = std::integral_constant<int64_t, 1>;
     if (fused_check) {
-      if (s == 1) run(Unit{}, std::true_type{});
-      else run(s, std::true_type{});
+      if (s == 1) checked(Unit{});
+      else checked(s);
       if (bad) S.check_columns();  // raises scipy's message
       S.set_columns_checked();
     } else if (s == 1) {
-      run(Unit{}, std::false_type{});
+      rows(Unit{}, 0, m);
     } else {
-      run(s, std::false_type{});
+      rows(s, 0, m);
     }
     return out;
   }, /*check_columns=*/!fused_check);
