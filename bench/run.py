@@ -1,6 +1,6 @@
 """Runs the benchmark suite: every version of every kernel in bench/*/spec.py.
 
-    /usr/bin/python3 bench/run.py [--size small|full] [--runs N] [--threads 1,2]
+    /usr/bin/python3 bench/run.py [--size small|full] [--runs N] [--budget S] [--threads 1,2]
                                   [-k KERNEL ...] [--versions V,...] [--out DIR]
 
 Builds what it needs (pyddc at -O0 and -O3, the Cython and hand C++
@@ -8,7 +8,7 @@ modules), validates every version against the Python original, times each
 (warm-up, then the median of --runs calls) and writes <out>/suite-<size>.md,
 .json and .png. Each thread count runs in its own process (OMP_NUM_THREADS,
 OPENBLAS_NUM_THREADS and NUMBA_NUM_THREADS set before anything loads); after
-the first count only the pydd versions of the kernels with pfor run again.
+the first count only pydd -O3 of the kernels with pfor runs again.
 --validate-only checks every version once and times nothing.
 """
 
@@ -31,6 +31,9 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--size", choices=("small", "full"), default="full")
     p.add_argument("--runs", type=int, default=5, help="timed calls per version (median)")
+    p.add_argument("--budget", type=float, default=100.0,
+                   help="seconds of timed calls per version: slower versions get fewer than --runs "
+                        "(the table says how many); one slower than this is timed once, without warm-up")
     p.add_argument("--threads", default="1", help="comma-separated thread counts, e.g. 1,2")
     p.add_argument("-k", "--kernel", action="append", help="only this kernel (repeatable)")
     p.add_argument("--versions", default=",".join(VERSIONS), help="comma-separated subset of " + ",".join(VERSIONS))
@@ -54,14 +57,14 @@ def worker(args):
         print(f"{kernel.name} ({args.size}, {args.threads[0]} thread(s))", flush=True)
         out["kernels"][kernel.name] = measure_kernel(
             kernel, args.size, args.versions, args.runs, validate_only=args.validate_only,
-            log=lambda s: print(s, flush=True))
+            log=lambda s: print(s, flush=True), budget=args.budget)
         out["tolerances"][kernel.name] = kernel.tolerance
         out["pfor"][kernel.name] = kernel.pfor
     args.worker_json.write_text(json.dumps(out))
 
 
 def spawn(args, threads, kernels, versions, json_path):
-    cmd = [sys.executable, __file__, "--size", args.size, "--runs", str(args.runs),
+    cmd = [sys.executable, __file__, "--size", args.size, "--runs", str(args.runs), "--budget", str(args.budget),
            "--threads", str(threads), "--versions", ",".join(versions), "--worker-json", str(json_path)]
     cmd += [a for k in kernels for a in ("-k", k)]
     if args.validate_only:
@@ -80,9 +83,9 @@ def main(argv):
     names = [k.name for k in discover(args.kernel)]
     with tempfile.TemporaryDirectory() as tmp:
         base = spawn(args, args.threads[0], names, args.versions, Path(tmp) / "base.json")
-        for t in args.threads[1:]:
+        for t in args.threads[1:]:  # pfor kernels, optimized builds
             pfor = [n for n in names if base["pfor"][n]]
-            pydd = [v for v in args.versions if v.startswith("pydd")]
+            pydd = [v for v in args.versions if v == "pydd-O3"]
             if pfor and pydd:
                 more = spawn(args, t, pfor, pydd, Path(tmp) / f"t{t}.json")
                 for n, recs in more["kernels"].items():
@@ -91,7 +94,7 @@ def main(argv):
     if args.validate_only:
         print("all versions agree with Python" if not failed else "FAILED: " + ", ".join(failed))
         return 1 if failed else 0
-    results = {"size": args.size, "runs": args.runs, "threads": args.threads,
+    results = {"size": args.size, "runs": args.runs, "budget": args.budget, "threads": args.threads,
                "command": "/usr/bin/python3 bench/run.py " + shlex.join(argv),
                "machine": report.machine(), **base}
     paths = report.write(results, args.out, f"suite-{args.size}")

@@ -38,12 +38,13 @@ def column(version, threads, base_threads):
     return version if threads == base_threads else f"{version}@{threads}t"
 
 
-def _seconds(rec):
+def _seconds(rec, runs):
     if rec is None:
         return "—"
     if "error" in rec:
         return "FAILED" if "disagrees" not in rec["error"] else "MISMATCH"
-    return f"{rec['median_s']:.4g}"
+    n = len(rec["times_s"])
+    return f"{rec['median_s']:.4g}" + ("" if n >= runs else f" ({n} run{'s' if n > 1 else ''})")
 
 
 def _ratio(num, den):
@@ -67,7 +68,9 @@ def markdown(results):
     extra = [f"pydd-O3@{t}t" for t in threads[1:]]
     head = [LABELS[v] for v in VERSIONS] + [f"pydd -O3 {t} thr" for t in threads[1:]]
     lines = [f"Size `{results['size']}`, median of {results['runs']} runs after a warm-up, seconds "
-             f"per call at the Python call site; {threads[0]} thread(s) unless stated.", "",
+             f"per call at the Python call site; {threads[0]} thread(s) unless stated. A version "
+             f"slower than the time budget ({results['budget']:g} s) gets fewer runs, as marked "
+             "(one run: no warm-up).", "",
              "| kernel | " + " | ".join(head) +
              " | -O3 over Python | -O3 over Numba | -O3 / hand C++ |",
              "|---" * (len(head) + 4) + "|"]
@@ -76,7 +79,8 @@ def markdown(results):
         o3 = recs.get("pydd-O3")
         r_py, r_nb, r_cpp = _ratio(recs.get("python"), o3), _ratio(recs.get("numba"), o3), _ratio(o3, recs.get("cpp"))
         over_py.append(r_py), over_nb.append(r_nb), over_cpp.append(r_cpp)
-        cells = [_seconds(recs.get(v)) for v in VERSIONS] + [_seconds(recs.get(c)) for c in extra]
+        cells = [_seconds(recs.get(v), results["runs"]) for v in VERSIONS] + \
+            [_seconds(recs.get(c), results["runs"]) for c in extra]
         lines.append(f"| {name} | " + " | ".join(cells) +
                      f" | {_fmt_ratio(r_py)} | {_fmt_ratio(r_nb)} | {_fmt_ratio(r_cpp)} |")
     lines.append("| **geomean** | " + " | ".join([""] * len(head)) +
