@@ -8,11 +8,13 @@ small: a seeded random 300-node graph (a ring plus random edges, so every
 degree is positive), 20 seeds.
 """
 
+import sys
 from pathlib import Path
 
 import numpy as np
-import scipy.io
-import scipy.sparse as sp
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from suite.graphs import check_scores, lgc_graph  # noqa: E402
 
 ENTRY = "ista"
 PFOR = True
@@ -21,36 +23,11 @@ TOLERANCE = "np.allclose(rtol=1e-9, atol=1e-12) on the nodes x seeds score matri
 ALPHA = 0.15
 RHO = 1e-5
 ITERS = 50
-JHU = Path(__file__).resolve().parents[3] / "shared" / "data" / "jhu.mtx"
-
-
-def random_graph(n, extra, rng):
-    """Undirected, unweighted, no self-loops; a ring keeps every degree >= 2."""
-    src = np.concatenate([np.arange(n), rng.integers(0, n, n * extra)])
-    dst = np.concatenate([(np.arange(n) + 1) % n, rng.integers(0, n, n * extra)])
-    keep = src != dst
-    A = sp.coo_matrix((np.ones(keep.sum()), (src[keep], dst[keep])), shape=(n, n)).tocsr()
-    A = ((A + A.T) > 0).astype(np.float64)
-    return A.tocsr()
-
-
-def with_int64_indices(A):
-    """Sorted CSR with int64 index arrays (pydd borrows them without a copy)."""
-    A = A.tocsr()
-    A.sort_indices()
-    A.indices, A.indptr = A.indices.astype(np.int64), A.indptr.astype(np.int64)
-    return A
 
 
 def generate(size):
-    if size == "small":
-        rng = np.random.default_rng(20240608)
-        adj = random_graph(300, 3, rng)
-        seeds = np.arange(20, dtype=np.int64)
-    else:
-        adj = scipy.io.mmread(str(JHU)).tocsr().astype(np.float64)
-        seeds = np.arange(500, dtype=np.int64)
-    return {"adj": with_int64_indices(adj), "seeds": seeds}
+    seeds = np.arange(20 if size == "small" else 500, dtype=np.int64)
+    return {"adj": lgc_graph(size, seed=20240608), "seeds": seeds}
 
 
 def arguments(data, version):
@@ -61,10 +38,4 @@ def arguments(data, version):
 
 
 def check(expected, got):
-    got = np.asarray(got)
-    assert got.shape == expected.shape, f"shape {got.shape}, expected {expected.shape}"
-    if not np.allclose(got, expected, rtol=1e-9, atol=1e-12):
-        bad = np.argwhere(~np.isclose(got, expected, rtol=1e-9, atol=1e-12))
-        i, k = bad[0]
-        raise AssertionError(f"{len(bad)} scores differ; first at node {i}, seed column {k}: "
-                             f"{got[i, k]!r} vs {expected[i, k]!r}")
+    check_scores(expected, got, rtol=1e-9, atol=1e-12)
