@@ -129,7 +129,7 @@ def chart(results, path):
     ax.set_xticks(range(len(kernels)), kernels)
     ax.set_ylabel("speed-up over Python (log)")
     ax.set_title(f"pydd benchmark suite, size {results['size']}, {results['threads'][0]} thread(s)")
-    ax.legend(ncol=len(shown), fontsize="small", loc="upper left")
+    ax.legend(ncol=len(shown), fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.08), frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
