@@ -545,13 +545,6 @@ struct SpOut {
   }
 };
 
-template <class I>
-bool sp_row_sorted(const I* c, int64_t b, int64_t e) {
-  for (int64_t k = b + 1; k < e; ++k)
-    if (c[k] <= c[k - 1]) return false;
-  return true;
-}
-
 /// sp_binop's loop over the rows of two CSR structures of the same width.
 template <class R, bool Mul, class CA, class CB>
 SparseMat<R> sp_binop_rows(const CA& a, const CB& b) {
@@ -575,34 +568,55 @@ SparseMat<R> sp_binop_rows(const CA& a, const CB& b) {
   std::unique_ptr<int64_t[]> mark_a, mark_b, list;
   ip[0] = 0;
   for (int64_t i = 0; i < m; ++i) {
-    int64_t ka = a.p[i], ea = a.p[i + 1], kb = b.p[i], eb = b.p[i + 1];
-    if (sp_row_sorted(a.c, ka, ea) && sp_row_sorted(b.c, kb, eb)) {
+    const int64_t ka0 = a.p[i], ea = a.p[i + 1], kb0 = b.p[i], eb = b.p[i + 1];
+    // Merge, checking as it goes that both rows are sorted (no separate
+    // scan of them); a row found out of order is redone below.
+    auto merge = [&]() {
+      int64_t ka = ka0, kb = kb0, pa = -1, pb = -1;
       while (ka < ea && kb < eb) {
         const int64_t ca = a.c[ka], cb = b.c[kb];
         R r;
         int64_t col;
         if (ca == cb) {
+          if (ca <= pa || cb <= pb) return false;
+          pa = ca, pb = cb;
           r = op(static_cast<R>(a.v[ka++]), static_cast<R>(b.v[kb++])), col = ca;
         } else if (ca < cb) {
+          if (ca <= pa) return false;
+          pa = ca;
           if (!kOneSided) { ++ka; continue; }
           r = op(static_cast<R>(a.v[ka++]), R(0)), col = ca;
         } else {
+          if (cb <= pb) return false;
+          pb = cb;
           if (!kOneSided) { ++kb; continue; }
           r = op(R(0), static_cast<R>(b.v[kb++])), col = cb;
         }
         if (r != R(0)) oc[nnz] = col, ov[nnz++] = r;
       }
-      if constexpr (kOneSided) {
-        for (; ka < ea; ++ka) {
+      for (; ka < ea; ++ka) {
+        const int64_t ca = a.c[ka];
+        if (ca <= pa) return false;
+        pa = ca;
+        if constexpr (kOneSided) {
           const R r = op(static_cast<R>(a.v[ka]), R(0));
-          if (r != R(0)) oc[nnz] = a.c[ka], ov[nnz++] = r;
-        }
-        for (; kb < eb; ++kb) {
-          const R r = op(R(0), static_cast<R>(b.v[kb]));
-          if (r != R(0)) oc[nnz] = b.c[kb], ov[nnz++] = r;
+          if (r != R(0)) oc[nnz] = ca, ov[nnz++] = r;
         }
       }
-    } else {
+      for (; kb < eb; ++kb) {
+        const int64_t cb = b.c[kb];
+        if (cb <= pb) return false;
+        pb = cb;
+        if constexpr (kOneSided) {
+          const R r = op(R(0), static_cast<R>(b.v[kb]));
+          if (r != R(0)) oc[nnz] = cb, ov[nnz++] = r;
+        }
+      }
+      return true;
+    };
+    const int64_t row_start = nnz;
+    if (!merge()) {
+      nnz = row_start;
       if (!acc_a) {
         acc_a.reset(new R[n]()), acc_b.reset(new R[n]());
         mark_a.reset(new int64_t[n]), mark_b.reset(new int64_t[n]), list.reset(new int64_t[2 * n + 1]);
@@ -610,7 +624,7 @@ SparseMat<R> sp_binop_rows(const CA& a, const CB& b) {
         std::fill(mark_b.get(), mark_b.get() + n, int64_t(-1));
       }
       int64_t len = 0;
-      for (int64_t k = ka; k < ea; ++k) {
+      for (int64_t k = ka0; k < ea; ++k) {
         const int64_t j = a.c[k];
         if (mark_a[j] != i) {
           if (mark_b[j] != i) list[len++] = j;
@@ -619,7 +633,7 @@ SparseMat<R> sp_binop_rows(const CA& a, const CB& b) {
           acc_a[j] = sp_add<R>(acc_a[j], static_cast<R>(a.v[k]));
         }
       }
-      for (int64_t k = kb; k < eb; ++k) {
+      for (int64_t k = kb0; k < eb; ++k) {
         const int64_t j = b.c[k];
         if (mark_b[j] != i) {
           if (mark_a[j] != i) list[len++] = j;
