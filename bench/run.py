@@ -3,8 +3,8 @@
     /usr/bin/python3 bench/run.py [--size small|full] [--runs N] [--budget S] [--threads 1,2]
                                   [-k KERNEL ...] [--versions V,...] [--out DIR]
 
-Builds what it needs (pyddc at -O0 and -O3, the Cython and hand C++
-modules), validates every version against the Python original, times each
+Builds what it needs (scripts/setup.sh first: packages and pyddc; then the
+kernels with pyddc at -O0 and -O3, the Cython and hand C++ modules), validates every version against the Python original, times each
 (warm-up, then the median of --runs calls) and writes <out>/suite-<size>.md,
 .json and .png. Each thread count runs in its own process (OMP_NUM_THREADS,
 OPENBLAS_NUM_THREADS and NUMBA_NUM_THREADS set before anything loads); after
@@ -39,6 +39,7 @@ def parse_args(argv):
     p.add_argument("--versions", default=",".join(VERSIONS), help="comma-separated subset of " + ",".join(VERSIONS))
     p.add_argument("--out", type=Path, default=BENCH / "results")
     p.add_argument("--validate-only", action="store_true")
+    p.add_argument("--no-setup", action="store_true", help="do not run scripts/setup.sh first")
     p.add_argument("--worker-json", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     args.threads = [int(t) for t in args.threads.split(",")]
@@ -75,10 +76,18 @@ def spawn(args, threads, kernels, versions, json_path):
     return json.loads(json_path.read_text())
 
 
+def setup():
+    """scripts/setup.sh: the Debian packages (Numba, Cython, matplotlib
+    included) and an up-to-date pyddc build; quick when all is in place."""
+    subprocess.run(["bash", "-c", 'source "$1"', "setup", str(BENCH.parent / "scripts" / "setup.sh")], check=True)
+
+
 def main(argv):
     args = parse_args(argv)
     if args.worker_json:
         return worker(args)
+    if not args.no_setup:
+        setup()
     from suite import report
     names = [k.name for k in discover(args.kernel)]
     with tempfile.TemporaryDirectory() as tmp:
