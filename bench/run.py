@@ -4,9 +4,10 @@
                                   [-k KERNEL ...] [--versions V,...] [--out DIR]
 
 Builds what it needs (scripts/setup.sh first: packages and pyddc; then the
-kernels with pyddc at -O0 and -O3, the Cython and hand C++ modules), validates every version against the Python original, times each
-(warm-up, then the median of --runs calls) and writes <out>/suite-<size>.md,
-.json and .png. Each thread count runs in its own process (OMP_NUM_THREADS,
+kernels with pyddc at -O0 and -O3, the Cython and hand C++ modules),
+validates every version against the Python original, times each (warm-up,
+then the median of --runs calls) and writes <out>/suite-<size>.md, .json
+and .png. Each thread count runs in its own process (OMP_NUM_THREADS,
 OPENBLAS_NUM_THREADS and NUMBA_NUM_THREADS set before anything loads); after
 the first count only pydd -O3 of the kernels with pfor runs again.
 --validate-only checks every version once and times nothing.
