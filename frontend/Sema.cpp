@@ -701,8 +701,10 @@ class FunctionTyper {
         // itself refuses the truth value of an array).
         if (a.isArray() || b.isArray())
           return lowerToCall(slot, l.isAnd ? "logical_and" : "logical_or", takeOperands(l.lhs, l.rhs), report);
+        // A list, dict or heap stands for its non-emptiness, as in `while h:`.
         for (Expr* o : {l.lhs.get(), l.rhs.get()})
-          if (!o->type.isScalar()) return bad(report, o->loc, "the truth value of " + o->type.str() + " is ambiguous");
+          if (!o->type.isScalar() && !isSized(o->type))
+            return bad(report, o->loc, "the truth value of " + o->type.str() + " is ambiguous");
         return Type::boolTy();
       }
       case ExprKind::Not: {
@@ -1186,8 +1188,8 @@ class FunctionTyper {
       }
       case ExprKind::Logical: {
         auto& l = static_cast<Logical&>(*e);
-        l.lhs = convert(std::move(l.lhs), Type::boolTy());
-        l.rhs = convert(std::move(l.rhs), Type::boolTy());
+        l.lhs = truthValue(std::move(l.lhs));
+        l.rhs = truthValue(std::move(l.rhs));
         break;
       }
       case ExprKind::Not: {

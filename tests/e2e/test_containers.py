@@ -128,6 +128,14 @@ def test_heaps(build, opt):
     same(comp.peek_empty_heap, ref.peek_empty_heap)
 
 
+def test_containers_in_and_or(build, opt):
+    comp, ref = build("containers", opt)
+    x = RNG.integers(-20, 20, size=30)
+    for t in (-100, 0, 100):  # drains nothing, some, everything (then `h` is empty)
+        same(comp.drain_below, ref.drain_below, x, t)
+    same(comp.drain_below, ref.drain_below, np.zeros(0, np.int64), 0)
+
+
 def test_key_value_heaps(build, opt):
     comp, ref = build("containers", opt)
     x = np.round(RNG.normal(size=30), 1)  # many ties: broken by the index
