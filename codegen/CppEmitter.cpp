@@ -124,6 +124,21 @@ class NonNegativeVars : public Visitor {
   bool contains(const std::string& name) const { return candidates.count(name) && !rejected.count(name); }
 };
 
+/// Variables a statement (and what it contains) may assign: assignment
+/// targets and loop variables.
+class AssignedVars : public Visitor {
+ public:
+  using Visitor::visit;
+  std::set<std::string> names;
+  void visit(const Stmt& s) override {
+    if (auto* f = dyn_cast<For>(&s)) names.insert(f->var);
+    if (auto* a = dyn_cast<Assign>(&s))
+      for (auto& t : a->targets)
+        if (auto* v = dyn_cast<VarRef>(t.get())) names.insert(v->name);
+    visitChildren(s);
+  }
+};
+
 /// Array variables used in element accesses: they get a View local.
 class IndexedArrays : public Visitor {
  public:
@@ -610,7 +625,7 @@ class FunctionEmitter {
       line(depth + 1, "for (int64_t " + i + " = " + start + "; " + cond + "; " + i + " += " + step + ") {");
       line(depth + 2, loopVar + " = " + (varType && *varType != Type::int64() ? cxxType(*varType) + "(" + i + ")" : i) + ";");
     } else if (auto* c = dyn_cast<Call>(f.iterable.get()); c && c->library && (c->callee == "row" || c->callee == "nonzeros")) {
-      sparseLoop(*c, loopVar, depth);
+      sparseLoop(*c, *f.body, loopVar, depth);
     } else if (f.iterable->type.isArray()) {
       std::string arr = temp("seq"), view = temp("seq_v"), i = temp("i");
       const Type& t = f.iterable->type;
@@ -644,9 +659,17 @@ class FunctionEmitter {
   /// arrays that sets t to (column, value) or (row, column, value) tuples,
   /// without building a list. The matrix is held for the loop, as Python's
   /// iterator holds it.
-  void sparseLoop(const Call& c, const std::string& loopVar, int depth) {
+  void sparseLoop(const Call& c, const Block& body, const std::string& loopVar, int depth) {
     std::string s = temp("spm"), k = temp("k"), r = temp("r"), end = temp("end");
-    line(depth + 1, "const auto " + s + " = " + expr(*c.args[0]) + ";");
+    // A variable the body does not assign is borrowed: a copy would cost an
+    // atomic reference count up and down per loop (per row, in a row loop).
+    bool borrow = false;
+    if (auto* v = dyn_cast<VarRef>(c.args[0].get())) {
+      AssignedVars assigned;
+      assigned.visit(body);
+      borrow = !assigned.names.count(v->name);
+    }
+    line(depth + 1, std::string(borrow ? "const auto& " : "const auto ") + s + " = " + expr(*c.args[0]) + ";");
     // Row pointers and column indices of either width (a borrowed SciPy
     // matrix stays int32); each column index is range-checked as it is read.
     line(depth + 1, "const auto " + s + "_p = " + s + ".row_pointers();");

@@ -203,6 +203,11 @@ def test_both_index_widths_compute_the_same(k, index):
     same_matrix(k.tr(A), A.T)
 
 
+def test_loop_holds_its_matrix(k):
+    A = sp.csr_matrix(np.array([[0.0, 2.5, 1.0], [3.0, 0.0, 0.0]]))
+    assert k.reassign_while_iterating(A) == 2.5 + 2 + 1.0 + 2
+
+
 def test_invalid_structure_is_value_error(k):
     B = with_int64_indices(random_csr(seed=11))
     B.indptr[2] = B.indptr[1] - 1 if B.indptr[1] > 0 else 99
