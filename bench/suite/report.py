@@ -29,7 +29,7 @@ def machine():
         except ImportError:
             versions[mod] = None
     gxx = subprocess.run(["g++", "--version"], capture_output=True, text=True).stdout.splitlines()
-    versions["g++"] = gxx[0] if gxx else None
+    versions["compiler"] = gxx[0] if gxx else None
     return {"cpu": cpu, "cores": os.cpu_count(), "os": platform.platform(),
             "versions": versions, "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
 
