@@ -5,7 +5,7 @@ ENTRY = "fib"
 PFOR = False
 TOLERANCE = "exact (an integer)"
 
-SIZES = {"small": 20, "full": 32}
+SIZES = {"small": 20, "full": 36}
 
 
 def generate(size):
