@@ -374,8 +374,7 @@ class SparseMat {
   /// indices wrap; IndexError out of range.
   T get(int64_t r, int64_t c) const {
     r = check_row(r), c = check_col(c);
-    auto find = [&](const auto* ptr, const auto* ci, int64_t b, int64_t e) {
-      (void)ptr;
+    auto find = [&](const auto* ci, int64_t b, int64_t e) {
       const T* v = s_->val_buf.data();
       T sum = T(0);
       bool found = false;
@@ -385,9 +384,9 @@ class SparseMat {
     };
     if (s_->narrow) {
       const int32_t* p = s_->indptr32.data();
-      return find(p, s_->indices32.data(), p[r], p[r + 1]);
+      return find(s_->indices32.data(), p[r], p[r + 1]);
     }
-    return find(s_->indptr.data(), s_->col_buf.data(), s_->row_begin(r), s_->row_end(r));
+    return find(s_->col_buf.data(), s_->row_begin(r), s_->row_end(r));
   }
 
   /// spm_set_item: overwrites the entry at (r, c), or inserts it (even a
