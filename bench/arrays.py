@@ -15,7 +15,9 @@ Groups: element-wise expressions, reductions, `@` (OpenBLAS: the compiled
 module and NumPy call the same libopenblas in this process, hence the same
 thread count, reported in the header), and slices (views in loops). For the
 loop cases NumPy runs the same loop in Python; a second row compares with
-the vectorized NumPy spelling a NumPy user would write instead.
+the vectorized NumPy spelling a NumPy user would write instead. The
+allocation group sweeps `t = u + u` in a loop over temporaries of 1 KB to
+64 MB (the same loop in Python for NumPy).
 
     /usr/bin/python3 bench/arrays.py [--quick] [--repeats N] [-k SUBSTRING]
 
@@ -161,6 +163,30 @@ def slice_cases(k, rows, cols):
     ]
 
 
+def py_temporaries_loop(u, reps):
+    s = 0.0
+    for r in range(reps):
+        t = u + u
+        s += t[r % len(t)]
+        u[0] = s * 0.0 + 0.5
+    return s
+
+
+def allocation_cases(k, sizes_kb):
+    """`t = u + u` in a loop, per size: a temporary allocated while the last
+    one is still alive (the allocator's worst case). Both sides run the same
+    loop, NumPy's in Python, about 2*10^6 elements in all per call."""
+    cases = []
+    for kb in sizes_kb:
+        u = np.full(kb * 1024 // 8, 0.5)
+        reps = max(2, 2 * 10**6 // len(u))
+        size = f"{kb // 1024} MB" if kb >= 1024 else f"{kb} KB"
+        cases.append(("allocation", "t = u + u in a loop", size,
+                      lambda u=u, reps=reps: py_temporaries_loop(u, reps),
+                      lambda u=u, reps=reps: k.temporaries_loop(u, reps)))
+    return cases
+
+
 def matmul_cases(k, n, mv_sizes):
     rng = np.random.default_rng(n + 2)
     A, B = rng.random((n, n)), rng.random((n, n))
@@ -188,9 +214,11 @@ def main():
 
     if args.quick:
         sizes, slice_shapes, mm_n, mv_sizes = [10**5], [(300, 300)], 200, [300]
+        alloc_kb = [1, 512, 4096]
         repeats, min_sample = args.repeats or 3, 0.005
     else:
         sizes, slice_shapes, mm_n, mv_sizes = [10**6, 10**7], [(1000, 1000), (10000, 1000)], 1000, [1000, 4000]
+        alloc_kb = [1, 16, 64, 256, 512, 1024, 2048, 4096, 8192, 65536]
         repeats, min_sample = args.repeats or 15, 0.005
 
     start = time.perf_counter()
@@ -211,6 +239,7 @@ def main():
         yield lambda: matmul_cases(k, mm_n, mv_sizes)
         for rows, cols in slice_shapes:
             yield lambda rows=rows, cols=cols: slice_cases(k, rows, cols)
+        yield lambda: allocation_cases(k, alloc_kb)
 
     rows = []
     for make in groups():

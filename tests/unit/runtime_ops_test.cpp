@@ -117,7 +117,7 @@ TEST(Strides, AdoptAndCopySharesBuffer) {
 // Large buffers are recycled through a process-wide cache; a recycled block
 // must behave exactly like a fresh one.
 TEST(Buffers, LargeBuffersAreReusedAndZeroedWhenAsked) {
-  auto& cache = pydd::detail::big_buffer_cache_v1;
+  auto& cache = pydd::detail::buffer_cache_v2;
   cache.clear();
   const int64_t n = int64_t{1} << 20;  // 8 MiB of doubles
   double* first;
@@ -149,19 +149,46 @@ TEST(Buffers, LargeBuffersAreReusedAndZeroedWhenAsked) {
     EXPECT_NE(big.data(), first);
     for (int64_t i = 0; i < 4 * n; i += 4093) EXPECT_EQ(big.data()[i], 0.0);
   }
-  // At most four blocks and 1 GiB stay cached; the oldest go first.
+  // At most kSlots blocks and 1 GiB stay cached; the oldest go first.
   {
     std::vector<Array<double, 1>> many;
-    for (int k = 0; k < 6; ++k) many.push_back(Array<double, 1>::empty({n + k * (n / 8)}));
+    for (int k = 0; k < pydd::detail::BufferCache::kSlots + 2; ++k)
+      many.push_back(Array<double, 1>::empty({n + k * (n / 8)}));
   }
   int held = 0;
   for (void* b : cache.block) held += b != nullptr;
-  EXPECT_EQ(held, 4);
-  EXPECT_LE(cache.total, pydd::detail::BigBufferCache::kMaxBytes);
+  EXPECT_EQ(held, pydd::detail::BufferCache::kSlots);
+  EXPECT_LE(cache.total, pydd::detail::BufferCache::kMaxBytes);
   { auto huge = Array<char, 1>::empty({int64_t{600} << 20}); }
   { auto huge2 = Array<char, 1>::empty({int64_t{700} << 20}); }  // would exceed 1 GiB with the first
-  EXPECT_LE(cache.total, pydd::detail::BigBufferCache::kMaxBytes);
+  EXPECT_LE(cache.total, pydd::detail::BufferCache::kMaxBytes);
   cache.clear();
+  EXPECT_EQ(cache.total, size_t{0});
+}
+
+// The loop `t = u + u` allocates the next temporary before the last one is
+// freed: medium blocks (32 KiB up to the huge ones) must come back from the
+// cache too, or every iteration page-faults a fresh mapping.
+TEST(Buffers, MediumBuffersAlternateThroughTheCache) {
+  auto& cache = pydd::detail::buffer_cache_v2;
+  cache.clear();
+  for (int64_t n : {int64_t{8192}, int64_t{65536}, int64_t{300000}}) {  // 64 KiB, 512 KiB, 2.3 MiB
+    auto t = Array<double, 1>::filled({n}, 1.0);
+    double* const a = t.data();
+    auto t2 = Array<double, 1>::filled({n}, 2.0);
+    double* const b = t2.data();
+    t = Array<double, 1>();  // the first block goes to the cache
+    t = Array<double, 1>::zeros({n});
+    EXPECT_EQ(t.data(), a);
+    EXPECT_EQ(t.data()[n - 1], 0.0);
+    t2 = Array<double, 1>();
+    t2 = Array<double, 1>::empty({n - 7});  // nearly the same size: the same class
+    EXPECT_EQ(t2.data(), b);
+  }
+  cache.clear();
+  {
+    auto small = Array<double, 1>::empty({1000});  // 8 KB: left to malloc
+  }
   EXPECT_EQ(cache.total, size_t{0});
 }
 
@@ -187,7 +214,7 @@ TEST(Buffers, CacheIsThreadSafe) {
   for (int t = 0; t < 4; ++t) EXPECT_EQ(handoff[t].data()[0], t * 1000 + 30);
   handoff.clear();
   EXPECT_EQ(errors.load(), 0);
-  pydd::detail::big_buffer_cache_v1.clear();
+  pydd::detail::buffer_cache_v2.clear();
 }
 
 TEST(Slices, PythonIndicesRules) {

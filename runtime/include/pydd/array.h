@@ -38,11 +38,20 @@ inline constexpr int kMaxRank = 8;
 
 namespace detail {
 
-/// A few recently freed large buffers, kept for the next array of about the
-/// same size. A fresh large block is a new mapping whose every page faults
-/// on first touch (4 KiB pages: ~20k faults for an 80 MB array, more than an
-/// element-wise pass over it costs) and is unmapped again on free; NumPy
-/// workloads allocate same-sized temporaries call after call.
+/// Recently freed buffers of 32 KiB and more, kept for the next array of
+/// about the same size.
+///
+/// Why: a kernel loop like `t = u + u` allocates the new `t` before the old
+/// one is released, so two blocks of the same size alternate. glibc serves
+/// blocks above its mmap threshold (128 KiB at first, raised dynamically only
+/// when an mmapped block is freed) with a fresh mapping and returns heap tops
+/// above its trim threshold to the system: either way every iteration page-
+/// faults its whole temporary again (measured: 512 KiB temporaries took 6.5x
+/// NumPy's time in such a loop; 1-2 MiB ones cost both pydd and NumPy 4x what
+/// a warm buffer does). NumPy itself only caches blocks under 1 KiB and asks
+/// for huge pages from 4 MiB; smaller blocks are glibc's business. Keeping a
+/// bounded set of freed blocks of every size class and handing back the
+/// best fit removes the faults for all sizes.
 ///
 /// Blocks stay malloc'd (the cache only delays their free), so code built
 /// against an older runtime that std::free()s them directly is still right.
@@ -52,10 +61,11 @@ namespace detail {
 /// by one kernel is often released by the bridge). Bump the name's version
 /// if the layout changes. Guarded by a mutex: kernels run without the GIL
 /// and a buffer may be released on any thread.
-struct BigBufferCache {
-  static constexpr int kSlots = 4;
+struct BufferCache {
+  static constexpr int kSlots = 16;
   static constexpr size_t kMaxBytes = size_t{1} << 30;  // held at most, in all
-  static constexpr size_t kMin = size_t{4} << 20;       // smaller blocks go back to malloc
+  static constexpr size_t kMin = size_t{32} << 10;      // smaller blocks go back to malloc
+  static constexpr size_t kHuge = size_t{2} << 20;      // blocks from here on are 2 MiB aligned
 
   std::mutex lock;
   void* block[kSlots] = {};
@@ -64,13 +74,20 @@ struct BigBufferCache {
   uint64_t clock = 0;
   size_t total = 0;
 
+  /// The bytes actually requested for `bytes`: a multiple of 4 KiB, or of
+  /// 2 MiB for huge blocks, so that arrays of nearly the same size share a
+  /// size class.
+  static size_t rounded(size_t bytes) {
+    const size_t unit = bytes >= (size_t{4} << 20) ? kHuge : size_t{4} << 10;
+    return (bytes + unit - 1) / unit * unit;
+  }
   /// The smallest cached block that holds `bytes` without wasting more than
-  /// about half as much again, or null.
+  /// half as much again, or null.
   void* take(size_t bytes) {
     std::lock_guard<std::mutex> guard(lock);
     int best = -1;
     for (int i = 0; i < kSlots; ++i)
-      if (block[i] && cap[i] >= bytes && cap[i] - bytes <= bytes / 2 + (size_t{2} << 20) &&
+      if (block[i] && cap[i] >= bytes && cap[i] - bytes <= bytes / 2 &&
           (best < 0 || cap[i] < cap[best]))
         best = i;
     if (best < 0) return nullptr;
@@ -120,7 +137,7 @@ struct BigBufferCache {
 #ifdef __GLIBCXX__
 static_assert(std::is_trivially_destructible_v<std::mutex>, "the cache must need no destructor");
 #endif
-__attribute__((visibility("default"))) inline BigBufferCache big_buffer_cache_v1;
+__attribute__((visibility("default"))) inline BufferCache buffer_cache_v2;
 
 }  // namespace detail
 
@@ -130,19 +147,21 @@ struct Buffer {
   void* memory = nullptr;  // from the malloc family, whoever allocated it
 
   static Buffer* allocate(size_t bytes) {
-    // 64-byte alignment: whole cache lines and any SIMD width. Large
-    // buffers come from the cache of freed ones or are 2 MiB aligned and
-    // ask for transparent huge pages, as NumPy does.
-    constexpr size_t kHuge = size_t{1} << 21;
+    // 64-byte alignment: whole cache lines and any SIMD width. Buffers from
+    // 32 KiB on come from the cache of freed ones when it has one of about
+    // the size; huge ones are 2 MiB aligned and ask for transparent huge
+    // pages, as NumPy does.
+    using detail::BufferCache;
     void* mem = nullptr;
-    if (bytes >= detail::BigBufferCache::kMin) {
-      const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-      mem = detail::big_buffer_cache_v1.take(rounded);
+    if (bytes >= BufferCache::kMin) {
+      const size_t rounded = BufferCache::rounded(bytes);
+      mem = detail::buffer_cache_v2.take(rounded);
       if (!mem) {
-        mem = std::aligned_alloc(kHuge, rounded);
+        const bool huge = rounded >= (size_t{4} << 20);
+        mem = std::aligned_alloc(huge ? BufferCache::kHuge : 64, rounded);
         if (!mem) throw Error(ErrorKind::MemoryError, "unable to allocate array memory");
 #ifdef MADV_HUGEPAGE
-        madvise(mem, rounded, MADV_HUGEPAGE);
+        if (huge) madvise(mem, rounded, MADV_HUGEPAGE);
 #endif
       }
     } else {
@@ -164,11 +183,12 @@ struct Buffer {
       delete this;
     }
   }
-  /// Frees a block, or keeps it in the cache if it is large. The size comes
-  /// from malloc itself, so the Buffer layout is what older code expects.
+  /// Frees a block, or keeps it in the cache if it is 32 KiB or more. The
+  /// size comes from malloc itself, so the Buffer layout is what older code
+  /// expects.
   static void free_memory(void* mem) {
     const size_t usable = mem ? malloc_usable_size(mem) : 0;
-    if (usable >= detail::BigBufferCache::kMin) detail::big_buffer_cache_v1.put(mem, usable);
+    if (usable >= detail::BufferCache::kMin) detail::buffer_cache_v2.put(mem, usable);
     else std::free(mem);
   }
 };
