@@ -7,6 +7,8 @@
 #include <set>
 
 #include "ir/Visitor.h"
+#include "opt/Effects.h"
+#include "opt/ValueRanges.h"
 #include "stdlib/Catalog.h"
 
 namespace pydd {
@@ -71,74 +73,6 @@ std::string stringLiteral(const std::string& s) {
   return out + "\"";
 }
 
-bool alwaysReturns(const Block& b);
-
-bool containsBreak(const Block& b) {
-  for (auto& s : b.stmts) {
-    if (s->kind == StmtKind::Break) return true;
-    if (s->kind == StmtKind::For || s->kind == StmtKind::While) continue;  // their breaks are their own
-    bool found = false;
-    forEachPart(const_cast<Stmt&>(*s), [](ExprPtr&) {}, [&](Block& inner) { found = found || containsBreak(inner); });
-    if (found) return true;
-  }
-  return false;
-}
-
-/// Whether control cannot fall off the end of `b` (a conservative answer).
-bool alwaysReturns(const Block& b) {
-  for (auto& s : b.stmts) {
-    if (s->kind == StmtKind::Return) return true;
-    if (auto* i = dyn_cast<If>(s.get()); i && i->elseBody && alwaysReturns(*i->thenBody) && alwaysReturns(*i->elseBody))
-      return true;
-    if (auto* w = dyn_cast<While>(s.get())) {
-      auto* lit = dyn_cast<BoolLit>(w->cond.get());
-      if (lit && lit->value && !containsBreak(*w->body)) return true;
-    }
-    if (auto* t = dyn_cast<Task>(s.get()); t && alwaysReturns(*t->body)) return true;
-  }
-  return false;
-}
-
-/// Variables that are provably non-negative wherever they are read: every
-/// definition is a range loop from a non-negative start with a positive
-/// step. Their element indices need no negative-index wrap.
-class NonNegativeVars : public Visitor {
- public:
-  using Visitor::visit;
-  std::set<std::string> candidates, rejected;
-
-  void visit(const Stmt& s) override {
-    if (auto* f = dyn_cast<For>(&s)) {
-      auto* start = dyn_cast<IntLit>(f->start.get());
-      auto* step = dyn_cast<IntLit>(f->step.get());
-      if (f->isRange && start && start->value >= 0 && step && step->value > 0)
-        candidates.insert(f->var);
-      else
-        rejected.insert(f->var);
-    } else if (auto* a = dyn_cast<Assign>(&s)) {
-      for (auto& t : a->targets)
-        if (auto* v = dyn_cast<VarRef>(t.get())) rejected.insert(v->name);
-    }
-    visitChildren(s);
-  }
-  bool contains(const std::string& name) const { return candidates.count(name) && !rejected.count(name); }
-};
-
-/// Variables a statement (and what it contains) may assign: assignment
-/// targets and loop variables.
-class AssignedVars : public Visitor {
- public:
-  using Visitor::visit;
-  std::set<std::string> names;
-  void visit(const Stmt& s) override {
-    if (auto* f = dyn_cast<For>(&s)) names.insert(f->var);
-    if (auto* a = dyn_cast<Assign>(&s))
-      for (auto& t : a->targets)
-        if (auto* v = dyn_cast<VarRef>(t.get())) names.insert(v->name);
-    visitChildren(s);
-  }
-};
-
 /// Array variables used in element accesses: they get a View local.
 class IndexedArrays : public Visitor {
  public:
@@ -151,29 +85,10 @@ class IndexedArrays : public Visitor {
   }
 };
 
-/// Parameters the body rebinds: they are passed by value, not const&.
-std::set<std::string> reassignedNames(const Block& body) {
-  struct Finder : Visitor {
-    using Visitor::visit;
-    std::set<std::string> names;
-    void visit(const Stmt& s) override {
-      if (auto* a = dyn_cast<Assign>(&s))
-        for (auto& t : a->targets)
-          if (auto* v = dyn_cast<VarRef>(t.get())) names.insert(v->name);
-      if (auto* f = dyn_cast<For>(&s)) names.insert(f->var);
-      visitChildren(s);
-    }
-  } finder;
-  finder.visit(body);
-  return finder.names;
-}
-
 class FunctionEmitter {
  public:
   FunctionEmitter(const Module& m, const Function& f, const CppOptions& o) : M(m), F(f), Opts(o) {
-    // A parameter holds the caller's value before any loop rebinds it.
-    for (auto& p : f.params) NonNeg.rejected.insert(p.name);
-    NonNeg.visit(*f.body);
+    NonNeg = nonNegativeVars(f);
     IndexedArrays indexed;
     indexed.visit(*f.body);
     Indexed = indexed.names;
@@ -280,7 +195,7 @@ class FunctionEmitter {
           // of -(double)i + 0.0 the same way). Testing the integer first
           // gives the same values and survives its folding.
           if (b.type.isFloat() && isPositiveZero(*b.lhs)) {
-            if (auto* c = dyn_cast<Cast>(b.rhs.get()); c && !c->operand->type.isFloat() && !hasEffects(*c->operand))
+            if (auto* c = dyn_cast<Cast>(b.rhs.get()); c && !c->operand->type.isFloat() && !hasSideEffects(*c->operand))
               return "(" + expr(*c->operand) + " == 0 ? " + t + "(0) : " + t + "(-" + r + "))";
           }
           return t + "(" + l + " - " + r + ")";
@@ -307,44 +222,6 @@ class FunctionEmitter {
     return false;
   }
 
-  /// Whether evaluating `e` may write memory or print: it calls a kernel
-  /// function or a library function with side effects.
-  static bool hasEffects(const Expr& e) {
-    if (auto* c = dyn_cast<Call>(&e))
-      if (c->target == CallTarget::User || (c->library && c->library->hasSideEffects())) return true;
-    bool found = false;
-    forEachChild(const_cast<Expr&>(e), [&](ExprPtr& c) { found = found || hasEffects(*c); });
-    return found;
-  }
-
-  /// Whether `e` reads array elements, which a call could write.
-  static bool readsElements(const Expr& e) {
-    if (e.kind == ExprKind::Index) return true;
-    bool found = false;
-    forEachChild(const_cast<Expr&>(e), [&](ExprPtr& c) { found = found || readsElements(*c); });
-    return found;
-  }
-
-  /// Whether evaluating `e` may raise: a division, a power or a shift (by
-  /// zero, to a negative exponent or count), a checked index, any call.
-  bool mayRaise(const Expr& e) const {
-    if (auto* b = dyn_cast<Binary>(&e)) {
-      switch (b->op) {
-        case BinaryOp::Div:
-        case BinaryOp::FloorDiv:
-        case BinaryOp::Mod:
-        case BinaryOp::Pow:
-        case BinaryOp::Shl:
-        case BinaryOp::Shr: return true;
-        default: break;
-      }
-    }
-    if (e.kind == ExprKind::Call || (Opts.boundsCheck && e.kind == ExprKind::Index)) return true;
-    bool found = false;
-    forEachChild(const_cast<Expr&>(e), [&](ExprPtr& c) { found = found || mayRaise(*c); });
-    return found;
-  }
-
   /// Renders operands so that they are evaluated left to right, as in
   /// Python. C++ leaves the order of function arguments and of most
   /// operands unspecified; where it could be observed (an operand with
@@ -357,9 +234,9 @@ class FunctionEmitter {
     bool effects = false, observed = false;
     for (size_t i = 0; i < operands.size(); ++i) {
       if (operands[i]->kind == ExprKind::TupleLit) return combine(texts);  // a shape: braced list
-      if (!hasEffects(*operands[i])) continue;
+      if (!hasSideEffects(*operands[i])) continue;
       for (size_t j = 0; j < operands.size(); ++j)
-        if (j != i && (hasEffects(*operands[j]) || readsElements(*operands[j]) || mayRaise(*operands[j])))
+        if (j != i && (hasSideEffects(*operands[j]) || readsElements(*operands[j]) || mayRaise(*operands[j], Opts.boundsCheck)))
           observed = true;
       effects = true;
     }
@@ -410,7 +287,7 @@ class FunctionEmitter {
 
   bool provablyNonNegative(const Expr& e) const {
     if (auto* i = dyn_cast<IntLit>(&e)) return i->value >= 0;
-    if (auto* v = dyn_cast<VarRef>(&e)) return NonNeg.contains(v->name);
+    if (auto* v = dyn_cast<VarRef>(&e)) return NonNeg.count(v->name) > 0;
     if (auto* c = dyn_cast<Cast>(&e)) return c->operand->type.isBool() || provablyNonNegative(*c->operand);
     return false;
   }
@@ -665,9 +542,7 @@ class FunctionEmitter {
     // atomic reference count up and down per loop (per row, in a row loop).
     bool borrow = false;
     if (auto* v = dyn_cast<VarRef>(c.args[0].get())) {
-      AssignedVars assigned;
-      assigned.visit(body);
-      borrow = !assigned.names.count(v->name);
+      borrow = !assignedVars(body).count(v->name);
     }
     line(depth + 1, std::string(borrow ? "const auto& " : "const auto ") + s + " = " + expr(*c.args[0]) + ";");
     // Row pointers and column indices of either width (a borrowed SciPy
@@ -700,7 +575,7 @@ class FunctionEmitter {
   const Module& M;
   const Function& F;
   const CppOptions& Opts;
-  NonNegativeVars NonNeg;
+  std::set<std::string> NonNeg;
   std::set<std::string> Indexed;
   std::set<std::string> Used;
   std::map<std::string, std::string> Views;
@@ -726,7 +601,7 @@ std::string cxxVariable(const Module& m, const Function& f, const std::string& n
 }
 
 std::string cxxDeclaration(const Module& m, const Function& f) {
-  std::set<std::string> rebound = reassignedNames(*f.body);
+  std::set<std::string> rebound = assignedVars(*f.body);  // passed by value, not const&
   std::string s = cxxType(f.returnType) + " " + cxxIdentifier(f.name) + "(";
   for (size_t i = 0; i < f.params.size(); ++i) {
     const Param& p = f.params[i];

@@ -68,4 +68,22 @@ bool isWeakLiteral(const Expr& e) {
   return false;
 }
 
+const char* kindName(ExprKind k) {
+  switch (k) {
+#define PYDD_EXPR(Class, Kind) \
+  case ExprKind::Kind: return #Class;
+#include "ir/Nodes.def"
+  }
+  return "?";
+}
+
+const char* kindName(StmtKind k) {
+  switch (k) {
+#define PYDD_STMT(Class, Kind) \
+  case StmtKind::Kind: return #Class;
+#include "ir/Nodes.def"
+  }
+  return "?";
+}
+
 }  // namespace pydd

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ir/Type.h"
@@ -31,10 +32,11 @@ struct SourceLoc {
 // Expressions
 
 enum class ExprKind {
-  IntLit, FloatLit, BoolLit, StrLit, Var,
-  Unary, Binary, Compare, Logical, Not, Select,
-  Call, Index, Attribute, Cast, TupleLit, Slice, DictLit,
+#define PYDD_EXPR(Class, Kind) Kind,
+#include "ir/Nodes.def"
 };
+/// "Binary", "Call", ... (for dumps and the verifier's messages).
+const char* kindName(ExprKind k);
 
 struct Expr {
   explicit Expr(ExprKind k, SourceLoc l) : kind(k), loc(l) {}
@@ -183,7 +185,11 @@ struct DictLit : Expr {
 // ----------------------------------------------------------------------------
 // Statements
 
-enum class StmtKind { Block, Assign, ExprStmt, If, While, For, Break, Continue, Return, Pass, Task };
+enum class StmtKind {
+#define PYDD_STMT(Class, Kind) Kind,
+#include "ir/Nodes.def"
+};
+const char* kindName(StmtKind k);
 
 struct Stmt {
   explicit Stmt(StmtKind k, SourceLoc l) : kind(k), loc(l) {}
@@ -298,43 +304,18 @@ struct Module {
 
 // Casting helpers in the LLVM style: isa / cast / dyn_cast on node kinds.
 template <typename T> struct NodeTraits;
-#define PYDD_EXPR_TRAITS(Class, Kind) \
+#define PYDD_EXPR(Class, Kind) \
   template <> struct NodeTraits<Class> { static bool is(const Expr& e) { return e.kind == ExprKind::Kind; } };
-PYDD_EXPR_TRAITS(IntLit, IntLit)
-PYDD_EXPR_TRAITS(FloatLit, FloatLit)
-PYDD_EXPR_TRAITS(BoolLit, BoolLit)
-PYDD_EXPR_TRAITS(StrLit, StrLit)
-PYDD_EXPR_TRAITS(VarRef, Var)
-PYDD_EXPR_TRAITS(Unary, Unary)
-PYDD_EXPR_TRAITS(Binary, Binary)
-PYDD_EXPR_TRAITS(Compare, Compare)
-PYDD_EXPR_TRAITS(Logical, Logical)
-PYDD_EXPR_TRAITS(Not, Not)
-PYDD_EXPR_TRAITS(Select, Select)
-PYDD_EXPR_TRAITS(Call, Call)
-PYDD_EXPR_TRAITS(Index, Index)
-PYDD_EXPR_TRAITS(Attribute, Attribute)
-PYDD_EXPR_TRAITS(Cast, Cast)
-PYDD_EXPR_TRAITS(TupleLit, TupleLit)
-PYDD_EXPR_TRAITS(Slice, Slice)
-PYDD_EXPR_TRAITS(DictLit, DictLit)
-#undef PYDD_EXPR_TRAITS
-#define PYDD_STMT_TRAITS(Class, Kind) \
+#define PYDD_STMT(Class, Kind) \
   template <> struct NodeTraits<Class> { static bool is(const Stmt& s) { return s.kind == StmtKind::Kind; } };
-PYDD_STMT_TRAITS(Block, Block)
-PYDD_STMT_TRAITS(Assign, Assign)
-PYDD_STMT_TRAITS(ExprStmt, ExprStmt)
-PYDD_STMT_TRAITS(If, If)
-PYDD_STMT_TRAITS(While, While)
-PYDD_STMT_TRAITS(For, For)
-PYDD_STMT_TRAITS(Break, Break)
-PYDD_STMT_TRAITS(Continue, Continue)
-PYDD_STMT_TRAITS(Return, Return)
-PYDD_STMT_TRAITS(Pass, Pass)
-PYDD_STMT_TRAITS(Task, Task)
-#undef PYDD_STMT_TRAITS
+#include "ir/Nodes.def"
 
 template <typename T, typename N> bool isa(const N& n) { return NodeTraits<T>::is(n); }
+/// The node as a T (asserting in debug builds), keeping its constness.
+template <typename T, typename N> auto& cast(N& n) {
+  using Result = std::conditional_t<std::is_const_v<N>, const T, T>;
+  return static_cast<Result&>(n);
+}
 template <typename T, typename N> T* dyn_cast(N* n) {
   return n && NodeTraits<T>::is(*n) ? static_cast<T*>(n) : nullptr;
 }

@@ -1,8 +1,12 @@
 #include "ir/Visitor.h"
 
 namespace pydd {
+namespace {
 
-void forEachChild(Expr& e, const std::function<void(ExprPtr&)>& fn) {
+// One definition of "the children of a node" for the const and the
+// rewriting walks: N is Expr or const Expr, Fn receives each child slot.
+template <typename N, typename Fn>
+void childrenOf(N& e, Fn&& fn) {
   switch (e.kind) {
     case ExprKind::IntLit:
     case ExprKind::FloatLit:
@@ -10,56 +14,57 @@ void forEachChild(Expr& e, const std::function<void(ExprPtr&)>& fn) {
     case ExprKind::StrLit:
     case ExprKind::Var:
       return;
-    case ExprKind::Unary: fn(static_cast<Unary&>(e).operand); return;
+    case ExprKind::Unary: fn(cast<Unary>(e).operand); return;
     case ExprKind::Binary: {
-      auto& b = static_cast<Binary&>(e);
+      auto& b = cast<Binary>(e);
       fn(b.lhs);
       fn(b.rhs);
       return;
     }
     case ExprKind::Compare:
-      for (auto& o : static_cast<Compare&>(e).operands) fn(o);
+      for (auto& o : cast<Compare>(e).operands) fn(o);
       return;
     case ExprKind::Logical: {
-      auto& l = static_cast<Logical&>(e);
+      auto& l = cast<Logical>(e);
       fn(l.lhs);
       fn(l.rhs);
       return;
     }
-    case ExprKind::Not: fn(static_cast<Not&>(e).operand); return;
+    case ExprKind::Not: fn(cast<Not>(e).operand); return;
     case ExprKind::Select: {
-      auto& s = static_cast<Select&>(e);
+      auto& s = cast<Select>(e);
       fn(s.cond);
       fn(s.trueValue);
       fn(s.falseValue);
       return;
     }
     case ExprKind::Call: {
-      auto& c = static_cast<Call&>(e);
+      auto& c = cast<Call>(e);
       for (auto& a : c.args) fn(a);
       for (auto& k : c.keywords) fn(k.value);
       return;
     }
     case ExprKind::Index: {
-      auto& x = static_cast<Index&>(e);
+      auto& x = cast<Index>(e);
       fn(x.base);
       for (auto& i : x.indices) fn(i);
       return;
     }
-    case ExprKind::Attribute: fn(static_cast<Attribute&>(e).base); return;
-    case ExprKind::Cast: fn(static_cast<Cast&>(e).operand); return;
+    case ExprKind::Attribute: fn(cast<Attribute>(e).base); return;
+    case ExprKind::Cast: fn(cast<Cast>(e).operand); return;
     case ExprKind::TupleLit:
-      for (auto& el : static_cast<TupleLit&>(e).elems) fn(el);
+      for (auto& el : cast<TupleLit>(e).elems) fn(el);
       return;
     case ExprKind::Slice: {
-      auto& s = static_cast<Slice&>(e);
-      for (ExprPtr* part : {&s.start, &s.stop, &s.step})
-        if (*part) fn(*part);
+      auto& s = cast<Slice>(e);
+      if (s.start) fn(s.start);
+      if (s.stop) fn(s.stop);
+      if (s.step) fn(s.step);
       return;
     }
     case ExprKind::DictLit: {
       // Python evaluates each key before its value.
-      auto& d = static_cast<DictLit&>(e);
+      auto& d = cast<DictLit>(e);
       for (size_t i = 0; i < d.keys.size(); ++i) {
         fn(d.keys[i]);
         fn(d.values[i]);
@@ -69,34 +74,34 @@ void forEachChild(Expr& e, const std::function<void(ExprPtr&)>& fn) {
   }
 }
 
-void forEachPart(Stmt& s, const std::function<void(ExprPtr&)>& onExpr,
-                 const std::function<void(Block&)>& onBlock) {
+template <typename S, typename OnExpr, typename OnBlock>
+void partsOf(S& s, OnExpr&& onExpr, OnBlock&& onBlock) {
   switch (s.kind) {
     case StmtKind::Block:
-      onBlock(static_cast<Block&>(s));
+      onBlock(cast<Block>(s));
       return;
     case StmtKind::Assign: {
-      auto& a = static_cast<Assign&>(s);
+      auto& a = cast<Assign>(s);
       if (a.value) onExpr(a.value);
       for (auto& t : a.targets) onExpr(t);
       return;
     }
-    case StmtKind::ExprStmt: onExpr(static_cast<ExprStmt&>(s).expr); return;
+    case StmtKind::ExprStmt: onExpr(cast<ExprStmt>(s).expr); return;
     case StmtKind::If: {
-      auto& i = static_cast<If&>(s);
+      auto& i = cast<If>(s);
       onExpr(i.cond);
       onBlock(*i.thenBody);
       if (i.elseBody) onBlock(*i.elseBody);
       return;
     }
     case StmtKind::While: {
-      auto& w = static_cast<While&>(s);
+      auto& w = cast<While>(s);
       onExpr(w.cond);
       onBlock(*w.body);
       return;
     }
     case StmtKind::For: {
-      auto& f = static_cast<For&>(s);
+      auto& f = cast<For>(s);
       if (f.isRange) {
         onExpr(f.start);
         onExpr(f.stop);
@@ -108,9 +113,9 @@ void forEachPart(Stmt& s, const std::function<void(ExprPtr&)>& onExpr,
       return;
     }
     case StmtKind::Return:
-      if (auto& v = static_cast<Return&>(s).value) onExpr(v);
+      if (cast<Return>(s).value) onExpr(cast<Return>(s).value);
       return;
-    case StmtKind::Task: onBlock(*static_cast<Task&>(s).body); return;
+    case StmtKind::Task: onBlock(*cast<Task>(s).body); return;
     case StmtKind::Break:
     case StmtKind::Continue:
     case StmtKind::Pass:
@@ -118,8 +123,26 @@ void forEachPart(Stmt& s, const std::function<void(ExprPtr&)>& onExpr,
   }
 }
 
+}  // namespace
+
+void forEachChild(Expr& e, const std::function<void(ExprPtr&)>& fn) { childrenOf(e, fn); }
+
+void forEachChild(const Expr& e, const std::function<void(const Expr&)>& fn) {
+  childrenOf(e, [&](const ExprPtr& c) { fn(*c); });
+}
+
+void forEachPart(Stmt& s, const std::function<void(ExprPtr&)>& onExpr,
+                 const std::function<void(Block&)>& onBlock) {
+  partsOf(s, onExpr, onBlock);
+}
+
+void forEachPart(const Stmt& s, const std::function<void(const Expr&)>& onExpr,
+                 const std::function<void(const Block&)>& onBlock) {
+  partsOf(s, [&](const ExprPtr& e) { onExpr(*e); }, onBlock);
+}
+
 void Visitor::visitChildren(const Expr& e) {
-  forEachChild(const_cast<Expr&>(e), [&](ExprPtr& c) { visit(*c); });
+  forEachChild(e, [&](const Expr& c) { visit(c); });
 }
 
 void Visitor::visitChildren(const Stmt& s) {
@@ -127,8 +150,7 @@ void Visitor::visitChildren(const Stmt& s) {
     for (auto& c : b->stmts) visit(*c);
     return;
   }
-  forEachPart(
-      const_cast<Stmt&>(s), [&](ExprPtr& e) { visit(*e); }, [&](Block& b) { visit(b); });
+  forEachPart(s, [&](const Expr& e) { visit(e); }, [&](const Block& b) { visit(b); });
 }
 
 void Mutator::mutateChildren(Expr& e) {
@@ -142,6 +164,19 @@ void Mutator::mutateChildren(Stmt& s) {
   }
   forEachPart(
       s, [&](ExprPtr& e) { e = mutate(std::move(e)); }, [&](Block& b) { mutate(b); });
+}
+
+void StmtMutator::mutateBlock(Block& b) {
+  std::vector<StmtPtr> out;
+  out.reserve(b.stmts.size());
+  for (auto& s : b.stmts)
+    for (auto& r : mutateStmt(std::move(s))) out.push_back(std::move(r));
+  b.stmts = std::move(out);
+}
+
+void StmtMutator::mutate(Stmt& s) {
+  if (auto* b = dyn_cast<Block>(&s)) return mutateBlock(*b);
+  mutateChildren(s);
 }
 
 }  // namespace pydd

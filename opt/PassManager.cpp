@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "ir/Printer.h"
+#include "ir/Verifier.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Timer.h"
 #include "opt/ConstantFold.h"
 
@@ -13,12 +15,12 @@ struct PassInfo {
   const char* name;
   const char* description;
   unsigned minLevel;  // runs at -O<minLevel> and above
-  void (*run)(Function&);
+  void (*run)(Function&, PassContext&);
 };
 
 const std::vector<PassInfo>& registry() {
   static const std::vector<PassInfo> passes = {
-      {"fold", "constant folding", 1, constantFold},
+      {"fold", "constant folding", 1, [](Function& f, PassContext&) { constantFold(f); }},
   };
   return passes;
 }
@@ -28,6 +30,13 @@ bool contains(const std::vector<std::string>& names, const std::string& n) {
 }
 
 }  // namespace
+
+std::string PassContext::freshName(const Function& f, const std::string& hint) {
+  for (unsigned n = 0;; ++n) {
+    std::string name = hint + "__" + std::to_string(n);
+    if (!f.lookup(name)) return name;
+  }
+}
 
 std::vector<std::string> passNames() {
   std::vector<std::string> names;
@@ -45,19 +54,34 @@ bool runPasses(Module& m, const PassOptions& options, llvm::raw_ostream& dump, l
         errs << ")\n";
         return false;
       }
+  auto verify = [&](const char* after) {
+    if (!options.verifyEach) return true;
+    std::string problem = verifyModule(m);
+    if (problem.empty()) return true;
+    errs << "pyddc: internal error: invalid IR after " << after << ": " << problem << "\n";
+    return false;
+  };
   if (contains(options.dumpAfter, "sema")) dump << "# IR after sema\n" << printModule(m);
+  if (!verify("sema")) return false;
 
+  std::map<std::string, unsigned> stats;
   llvm::TimerGroup group("pyddc", "pyddc passes");
   for (auto& pass : registry()) {
     if (options.optLevel < pass.minLevel || contains(options.disabled, pass.name)) continue;
     llvm::Timer timer(pass.name, pass.description, group);
     {
       llvm::TimeRegion region(options.timePasses ? &timer : nullptr);
-      for (auto& f : m.functions) pass.run(*f);
+      PassContext context{m, options, stats};
+      for (auto& f : m.functions) pass.run(*f, context);
     }
     if (contains(options.dumpAfter, pass.name)) dump << "# IR after " << pass.name << "\n" << printModule(m);
+    if (!verify(pass.name)) return false;
   }
   if (options.timePasses) group.print(errs);
+  if (options.printStats) {
+    errs << "===- pyddc pass statistics -===\n";
+    for (auto& [what, count] : stats) errs << llvm::format_decimal(count, 8) << " " << what << "\n";
+  }
   return true;
 }
 

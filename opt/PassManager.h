@@ -1,8 +1,9 @@
 // The pass pipeline over typed IR: which passes run at each -O level, and
 // the switches a programmer uses to watch them (--dump-after, --time-passes,
-// --disable-pass).
+// --disable-pass, --stats, --verify-each).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,21 @@ struct PassOptions {
   std::vector<std::string> disabled;
   std::vector<std::string> dumpAfter;  // pass names; "sema" dumps the input
   bool timePasses = false;
+  bool verifyEach = false;   // run the IR verifier after sema and every pass
+  bool printStats = false;   // what each pass did, after the pipeline
+  bool boundsCheck = false;  // indices may raise IndexError (passes must not move them freely)
+};
+
+/// What a pass sees besides the function it rewrites.
+struct PassContext {
+  const Module& module;
+  const PassOptions& options;
+  /// Counters a pass bumps ("expressions hoisted"); --stats prints them.
+  std::map<std::string, unsigned>& stats;
+  /// A fresh variable name for a compiler temporary of `f`, never one the
+  /// source uses: `hint` followed by `__` and a number (the source cannot
+  /// hold a `__`-numbered name that sema would not have seen).
+  std::string freshName(const Function& f, const std::string& hint);
 };
 
 /// Names of every registered pass, in pipeline order.
@@ -23,7 +39,8 @@ std::vector<std::string> passNames();
 
 /// Runs the pipeline on `m`, printing the IR after each pass named in
 /// `dumpAfter` to `dump`. Returns false (with a message on `errs`) when an
-/// option names a pass that does not exist.
+/// option names a pass that does not exist, or when the verifier finds a
+/// pass broke the IR (an internal error).
 bool runPasses(Module& m, const PassOptions& options, llvm::raw_ostream& dump, llvm::raw_ostream& errs);
 
 }  // namespace pydd

@@ -18,6 +18,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/ADT/Statistic.h"
 #include "opt/PassManager.h"
 #include "pydd_config/Config.h"
 
@@ -48,6 +49,7 @@ cl::list<std::string> DumpAfter("dump-after", cl::desc("Print the IR after this 
 cl::list<std::string> DisablePass("disable-pass", cl::desc("Do not run this pass"), cl::value_desc("pass"),
                                   cl::CommaSeparated, cl::cat(Category));
 cl::opt<bool> TimePasses("time-passes", cl::desc("Report the time each pass takes"), cl::cat(Category));
+cl::opt<bool> VerifyEach("verify-each", cl::desc("Check the IR after sema and after every pass"), cl::cat(Category));
 cl::opt<bool> BoundsCheck("bounds-check", cl::desc("Check element indices (IndexError when out of range)"),
                           cl::cat(Category));
 cl::opt<bool> Verbose("v", cl::desc("Show the C++ compiler commands"), cl::cat(Category));
@@ -70,9 +72,14 @@ int fail(const Twine& message) {
 
 int main(int argc, char** argv) {
   InitLLVM init(argc, argv);
+  if (auto* stats = cl::getRegisteredOptions().lookup("stats")) {
+    stats->setDescription("Report what each pass did");
+    stats->addCategory(Category);
+  }
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter([](raw_ostream& os) { os << "pyddc " PYDD_VERSION "\n"; });
-  cl::ParseCommandLineOptions(argc, argv, "pyddc: the Intrepydd ahead-of-time compiler\n");
+  // PYDDC_OPTIONS adds options to every run (the test suite sets --verify-each).
+  cl::ParseCommandLineOptions(argc, argv, "pyddc: the Intrepydd ahead-of-time compiler\n", nullptr, "PYDDC_OPTIONS");
 
   if (PrintCxxFlags || PrintLdFlags) {
     if (PrintCxxFlags) outs() << pydd::hostCxxFlags() << "\n";
@@ -97,6 +104,11 @@ int main(int argc, char** argv) {
   passes.disabled = DisablePass;
   passes.dumpAfter = DumpAfter;
   passes.timePasses = TimePasses;
+  passes.verifyEach = VerifyEach;
+  // --stats is LLVM Support's own option (it registers it); pyddc's passes
+  // keep their own counters.
+  passes.printStats = llvm::AreStatisticsEnabled();
+  passes.boundsCheck = BoundsCheck;
   if (!pydd::runPasses(*m, passes, outs(), errs())) return 1;
 
   pydd::CppOptions cpp;

@@ -14,3 +14,4 @@ config.substitutions.append(("%python", config.python))
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("not ", os.path.join(os.path.dirname(config.filecheck), "not") + " "))
 config.environment["PYTHONPATH"] = config.source_python_dir
+config.environment["PYDDC_OPTIONS"] = "--verify-each"  # the IR verifier after every pass
