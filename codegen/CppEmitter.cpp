@@ -339,7 +339,7 @@ class FunctionEmitter {
 
   std::string elementAccess(const std::string& view, const Index& x, const std::vector<const Expr*>& indices) {
     return sequenced(indices, [&](const std::vector<std::string>& idx) {
-      std::string s = view + "(";
+      std::string s = view + (UnitStride.count(view) ? ".unit(" : "(");
       for (size_t k = 0; k < idx.size(); ++k) {
         std::string i = idx[k];
         std::string extent = view + ".shape[" + std::to_string(k) + "]";
@@ -497,6 +497,23 @@ class FunctionEmitter {
         cond = "(" + step + " > 0 ? " + i + " < " + stop + " : " + i + " > " + stop + ")";
       }
       if (f.parallel) line(depth + 1, "// pfor: iterations are independent; run in order for now");
+      std::set<std::string> contiguous = unitStrideCandidates(f);
+      if (!contiguous.empty() && step == "int64_t(1)") {
+        // Two copies of a short innermost loop: one for operands whose last
+        // axis is contiguous (the common case, vectorizable), one strided.
+        std::string test;
+        for (auto& v : contiguous)
+          test += (test.empty() ? "" : " && ") + v + ".strides[std::size(" + v + ".strides) - 1] == 1";
+        line(depth + 1, "if (" + test + ") {");
+        UnitStride = contiguous;
+        rangeBody(f, loopVar, varType, start, i, cond, step, depth + 1);
+        UnitStride.clear();
+        line(depth + 1, "} else {");
+        rangeBody(f, loopVar, varType, start, i, cond, step, depth + 1);
+        line(depth + 1, "}");
+        line(depth, "}");
+        return;
+      }
       // The loop runs on its own counter: assigning the loop variable in
       // the body does not change the iteration, as in Python.
       line(depth + 1, "for (int64_t " + i + " = " + start + "; " + cond + "; " + i + " += " + step + ") {");
@@ -530,6 +547,40 @@ class FunctionEmitter {
     block(*f.body, depth + 2);
     line(depth + 1, "}");
     line(depth, "}");
+  }
+
+  void rangeBody(const For& f, const std::string& loopVar, const Type* varType, const std::string& start,
+                 const std::string& i, const std::string& cond, const std::string& step, int depth) {
+    line(depth, "for (int64_t " + i + " = " + start + "; " + cond + "; " + i + " += " + step + ") {");
+    line(depth + 1, loopVar + " = " + (varType && *varType != Type::int64() ? cxxType(*varType) + "(" + i + ")" : i) + ";");
+    block(*f.body, depth + 1);
+    line(depth, "}");
+  }
+
+  /// The views of a short straight-line innermost range loop (element
+  /// stores and scalar assignments only) whose last index is the loop
+  /// variable: the loop gets a copy for when they are all contiguous along
+  /// that axis. None with bounds checks (the checked path stays the one).
+  std::set<std::string> unitStrideCandidates(const For& f) {
+    std::set<std::string> views;
+    if (Opts.boundsCheck || f.body->stmts.empty() || f.body->stmts.size() > 4) return {};
+    for (auto& s : f.body->stmts) {
+      auto* a = dyn_cast<Assign>(s.get());
+      if (!a || a->targets.size() != 1 || !a->value) return {};
+      if (a->targets[0]->kind == ExprKind::Var && !a->targets[0]->type.isScalar()) return {};
+      if (hasSideEffects(*a->value)) return {};
+      std::function<void(const Expr&)> scan = [&](const Expr& e) {
+        if (auto* x = dyn_cast<Index>(&e); x && x->type.isScalar() && x->base->type.isArray()) {
+          auto* base = dyn_cast<VarRef>(x->base.get());
+          auto* last = dyn_cast<VarRef>(x->indices.back().get());
+          if (base && Views.count(base->name) && last && last->name == f.var) views.insert(Views[base->name]);
+        }
+        forEachChild(e, scan);
+      };
+      scan(*a->value);
+      scan(*a->targets[0]);
+    }
+    return views;
   }
 
   /// `for t in S.row(i)` / `for t in S.nonzeros()`: a loop over the CSR
@@ -579,6 +630,7 @@ class FunctionEmitter {
   std::set<std::string> Indexed;
   std::set<std::string> Used;
   std::map<std::string, std::string> Views;
+  std::set<std::string> UnitStride;  // views read with .unit() in this loop copy
   std::map<std::string, std::string> VarNames;
   std::string Out;
   unsigned NextTemp = 0;

@@ -78,8 +78,10 @@ bool mayRaise(const Expr& e, bool boundsCheck) {
         default: return false;
       }
     }
-    // A dict subscript raises KeyError; a list one IndexError.
-    if (auto* x = dyn_cast<Index>(&n)) return boundsCheck || !x->base->type.isArray();
+    // A dict subscript raises KeyError, a list one IndexError, and so does
+    // building a view with an integer index out of range; an array element
+    // is checked only with bounds checks on.
+    if (auto* x = dyn_cast<Index>(&n)) return boundsCheck || !x->base->type.isArray() || !x->type.isScalar();
     return n.kind == ExprKind::Call;
   });
 }
@@ -117,7 +119,12 @@ std::set<std::string> assignedVars(const Stmt& s) {
   return finder.names;
 }
 
-std::string memoryKey(const Type& t) { return t.str(); }
+std::string memoryKey(const Type& t) {
+  // Arrays and sparse matrices share memory only with their own element
+  // type; containers are keyed by their full type.
+  if (t.isArray() || t.isSparse()) return std::string("elem:") + cxxScalarType(t.elem());
+  return t.str();
+}
 
 std::set<std::string> writtenElementTypes(const Stmt& s) {
   struct Finder : Visitor {
@@ -142,12 +149,7 @@ std::set<std::string> writtenElementTypes(const Stmt& s) {
       }
       visitChildren(e);
     }
-    static std::string elementKey(const Type& t) {
-      // Arrays and sparse matrices share memory only with their own element
-      // type; containers are keyed by their full type.
-      if (t.isArray() || t.isSparse()) return std::string("elem:") + cxxScalarType(t.elem());
-      return memoryKey(t);
-    }
+    static std::string elementKey(const Type& t) { return memoryKey(t); }
   } finder;
   finder.visit(s);
   return finder.keys;

@@ -18,8 +18,9 @@ bool hasSideEffects(const Expr& e);
 /// Reads array, list or dict elements (which a write elsewhere could change).
 bool readsElements(const Expr& e);
 /// May raise: a division, a power or a shift (by zero, to a negative
-/// exponent or count), a checked index, any call (shapes that do not
-/// broadcast, an empty reduction, a missing key...).
+/// exponent or count), a container subscript, a view, a checked element
+/// index, any call (shapes that do not broadcast, an empty reduction, a
+/// missing key...).
 bool mayRaise(const Expr& e, bool boundsCheck);
 /// May allocate memory: any call whose result is an array, a list, a dict, a
 /// tuple holding them, or a sparse matrix, and every container literal.

@@ -7,6 +7,9 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Timer.h"
 #include "opt/ConstantFold.h"
+#include "opt/DCE.h"
+#include "opt/Fuse.h"
+#include "opt/LICM.h"
 
 namespace pydd {
 namespace {
@@ -21,6 +24,11 @@ struct PassInfo {
 const std::vector<PassInfo>& registry() {
   static const std::vector<PassInfo> passes = {
       {"fold", "constant folding", 1, [](Function& f, PassContext&) { constantFold(f); }},
+      // Fusion first: the scalars and extents it evaluates before each fused
+      // loop are what LICM then moves out of the enclosing loops.
+      {"fuse", "dense element-wise fusion", 2, fuseElementwise},
+      {"licm", "loop-invariant code motion", 2, loopInvariantCodeMotion},
+      {"dce", "dead code elimination", 1, eliminateDeadCode},
   };
   return passes;
 }

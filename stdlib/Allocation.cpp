@@ -125,6 +125,13 @@ std::string emitFill(const Call& c, llvm::ArrayRef<std::string> args) {
 // ---- queries ------------------------------------------------------------------
 
 /// shape(A) is the shape tuple; shape(A, k) (also `A.shape[k]`) one extent.
+Type mayShareType(const Call& c, TypeRuleError& err) {
+  for (int i = 0; i < 2; ++i)
+    if (!arg(c, i)->type.isArray())
+      return fail(err, i, "may_share_memory() expects arrays, got " + arg(c, i)->type.str());
+  return Type::boolTy();
+}
+
 Type shapeType(const Call& c, TypeRuleError& err) {
   const Expr* a = arg(c, 0);
   if (!a->type.isArray() && !a->type.isSparse()) return fail(err, 0, "shape() expects an array, got " + a->type.str());
@@ -167,6 +174,12 @@ void addAllocationFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("shape", C::Query, {"a", "axis"}, 1, "numpy.shape", shapeType, emitShape));
   out.push_back(entry("ndim", C::Query, {"a"}, 1, "numpy.ndim", arrayQueryType, emitNdim));
   out.push_back(entry("size", C::Query, {"a"}, 1, "numpy.size", arrayQueryType, emitSize));
+  // Whether two arrays' memory may overlap (their address ranges meet), as
+  // NumPy's bounds check; fusion guards in-place loops with it.
+  out.push_back(entry("may_share_memory", C::Query, {"a", "b"}, 2, "numpy.may_share_memory", mayShareType,
+                      [](const Call&, llvm::ArrayRef<std::string> args) {
+                        return "pydd::detail::may_overlap(" + args[0] + ", " + args[1] + ")";
+                      }));
 }
 
 }  // namespace pydd::catalog

@@ -99,18 +99,22 @@ class Kernel:
         if version == "cpp":
             return self._build_cpp()
         if version.startswith("pydd-O"):
-            return self._build_pydd(int(version[len("pydd-O"):]))
+            # pydd-O3, or pydd-O3-no-fuse: -O3 with one pass disabled (bench/ablation.py)
+            level, _, disabled = version[len("pydd-O"):].partition("-no-")
+            return self._build_pydd(int(level), disabled)
         raise ValueError(f"unknown version {version!r}")
 
-    def _build_pydd(self, opt):
+    def _build_pydd(self, opt, disabled=""):
         src = self.folder / "kernel.pydd"
-        out = self.out / f"pydd-O{opt}"
+        version = f"pydd-O{opt}" + (f"-no-{disabled}" if disabled else "")
+        extra = [f"--disable-pass={disabled}"] if disabled else []
+        out = self.out / version
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
         exe = pydd.find_pyddc()
-        _, translate = _timed(lambda: _run([exe, src, "--emit=cpp", f"-O{opt}"], "pyddc --emit=cpp"))
-        module, build = _timed(lambda: pydd.compile(src, out_dir=out, opt=opt))
-        self.compile_stats[f"pydd-O{opt}"] = {"translate_s": translate, "build_s": build}
+        _, translate = _timed(lambda: _run([exe, src, "--emit=cpp", f"-O{opt}", *extra], "pyddc --emit=cpp"))
+        module, build = _timed(lambda: pydd.compile(src, out_dir=out, opt=opt, extra_args=extra))
+        self.compile_stats[version] = {"translate_s": translate, "build_s": build}
         return module
 
     def _extension(self, stem):

@@ -289,6 +289,9 @@ def shape(a, k):
     return a.shape[k]
 
 
+may_share_memory = np.may_share_memory
+
+
 def ndim(a):
     """The rank of array ``a``."""
     return a.ndim

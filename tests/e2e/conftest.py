@@ -16,6 +16,7 @@ run_pyddc(*args), same_float(a, b), wrap_int64(n), wrap_int32(n).
 """
 
 import math
+import os
 import subprocess
 import sys
 import warnings
@@ -32,7 +33,31 @@ import pydd  # noqa: E402
 
 KERNELS = E2E / "kernels"
 ERROR_KERNELS = KERNELS / "errors"
-OPT_LEVELS = (0, 3)
+
+
+class OptLevel(int):
+    """A pyddc -O level, optionally with one pass disabled ("3-fuse": -O3
+    --disable-pass=fuse). It is the int of its level wherever one is used."""
+
+    def __new__(cls, spec):
+        level, _, disabled = str(spec).partition("-")
+        obj = int.__new__(cls, int(level))
+        obj.disabled = disabled
+        return obj
+
+    @property
+    def args(self):
+        return (f"--disable-pass={self.disabled}",) if self.disabled else ()
+
+    @property
+    def id(self):
+        return f"O{int(self)}" + (f"-no-{self.disabled}" if self.disabled else "")
+
+
+# $PYDD_E2E_OPT: the configurations every kernel is compiled in (default
+# "0,3"; the e2e-passes ctest entry runs "3-fuse,3-licm,3-fold": every
+# optimized build must agree with the reference with each pass disabled).
+OPT_LEVELS = tuple(OptLevel(s) for s in os.environ.get("PYDD_E2E_OPT", "0,3").split(","))
 
 
 def run_pyddc(*args, timeout=300):
@@ -72,20 +97,21 @@ class _Builds:
         self.reference_modules = {}
 
     def compiled(self, name, opt):
-        key = (name, opt)
+        opt = opt if isinstance(opt, OptLevel) else OptLevel(opt)
+        key = (name, opt.id)
         if key not in self.compiled_modules:
-            stem = f"{name}_O{opt}"
+            stem = f"{name}_{opt.id}".replace("-", "_")
             out = self.root / stem
             out.mkdir(parents=True, exist_ok=True)
             src = out / f"{stem}.pydd"
             src.write_bytes((KERNELS / f"{name}.pydd").read_bytes())
             try:
-                self.compiled_modules[key] = pydd.compile(src, out_dir=out, opt=opt)
+                self.compiled_modules[key] = pydd.compile(src, out_dir=out, opt=int(opt), extra_args=opt.args)
             except Exception as e:  # remembered, so a broken kernel is built only once
                 self.compiled_modules[key] = e
         result = self.compiled_modules[key]
         if isinstance(result, Exception):
-            pytest.fail(f"compiling {name}.pydd at -O{opt} failed:\n{type(result).__name__}: {result}",
+            pytest.fail(f"compiling {name}.pydd at {opt.id} failed:\n{type(result).__name__}: {result}",
                         pytrace=False)
         return result
 
@@ -100,7 +126,7 @@ def _builds(tmp_path_factory):
     return _Builds(tmp_path_factory.mktemp("pyddc"))
 
 
-@pytest.fixture(params=OPT_LEVELS, ids=lambda o: f"O{o}")
+@pytest.fixture(params=OPT_LEVELS, ids=lambda o: o.id)
 def opt(request):
     return request.param
 

@@ -1600,17 +1600,21 @@ def main(argv=None):
     ap.add_argument("--trials", type=int, default=None, help="input sets per function")
     ap.add_argument("--timeout", type=float, default=120, help="seconds per seed")
     ap.add_argument("--keep", metavar="DIR", help="write failing kernels to DIR")
+    ap.add_argument("--arrays", action="store_true",
+                    help="whole-array kernels (gen_arrays.py: what the optimizer transforms)")
     args = ap.parse_args(argv)
-    if args.seed is not None:
-        sys.stdout.write(generate(args.seed).source)
-        return 0
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    if args.seed is not None:
+        import gen_arrays
+        sys.stdout.write((gen_arrays.generate(args.seed) if args.arrays else generate(args.seed)).source)
+        return 0
     import harness
     opts = tuple(int(o) for o in args.opt.split(","))
     if args.check is not None:
-        return harness.check_main(args.check, opts, args.trials)
+        return harness.check_main(args.check, opts, args.trials, args.arrays)
     if args.run:
-        return harness.campaign(parse_seeds(args.run), opts, args.jobs, args.timeout, args.trials, args.keep)
+        return harness.campaign(parse_seeds(args.run), opts, args.jobs, args.timeout, args.trials, args.keep,
+                                args.arrays)
     ap.print_help()
     return 2
 

@@ -62,6 +62,7 @@ import numpy as np  # noqa: E402
 import pydd  # noqa: E402
 
 import gen  # noqa: E402
+import gen_arrays  # noqa: E402
 
 # The fuzzer generates scalar and element code, where pydd types a local
 # from its first value and keeps it strong (a range variable is int64, so
@@ -113,8 +114,13 @@ def random_scalar(r, ty):
     return NP_TYPES[ty](v)
 
 
+def array_kind(kind):
+    """(element type, rank, annotation) of an array kind of either generator, or None."""
+    return gen.ARRAY_KINDS.get(kind) or gen_arrays.ARRAY_KINDS.get(kind)
+
+
 def random_array(r, kind):
-    elem, ndim, _ = gen.ARRAY_KINDS[kind]
+    elem, ndim, _ = array_kind(kind)
     if ndim == 1:
         shape = (r.randint(gen.MIN_LEN_1D, gen.MAX_LEN_1D),)
     else:
@@ -128,7 +134,7 @@ def random_inputs(r, func):
     args = []
     arrays_by_kind = {}
     for _, t in func.params:
-        if t in gen.ARRAY_KINDS:
+        if array_kind(t):
             prev = arrays_by_kind.get(t)
             if prev and r.random() < 0.1:
                 a = prev[0]  # the same array twice: aliasing from Python
@@ -456,10 +462,15 @@ def format_failures(kernel_source, seed, failures, limit=6):
 # subprocess entry point and campaign
 
 
-def check_main(seed, opts=(0, 3), trials=None):
+def generate(seed, arrays=False):
+    """The kernel of `seed` from the scalar generator, or the whole-array one."""
+    return gen_arrays.generate(seed) if arrays else gen.generate(seed)
+
+
+def check_main(seed, opts=(0, 3), trials=None, arrays=False):
     t0 = time.time()
     try:
-        kernel = gen.generate(seed)
+        kernel = generate(seed, arrays)
         failures, stats = check_kernel(kernel, opts, trials or DEFAULT_TRIALS)
     except Exception:  # noqa: BLE001
         failures, stats = [{"kind": "harness", "reason": traceback.format_exc()}], {}
@@ -469,9 +480,11 @@ def check_main(seed, opts=(0, 3), trials=None):
     return 0
 
 
-def check_in_subprocess(seed, opts=(0, 3), trials=None, timeout=120):
+def check_in_subprocess(seed, opts=(0, 3), trials=None, timeout=120, arrays=False):
     """Runs `gen.py --check seed` in a child; returns the result dict."""
     cmd = [sys.executable, str(HERE / "gen.py"), "--check", str(seed), "--opt", ",".join(map(str, opts))]
+    if arrays:
+        cmd.append("--arrays")
     if trials:
         cmd += ["--trials", str(trials)]
     t0 = time.time()
@@ -489,13 +502,13 @@ def check_in_subprocess(seed, opts=(0, 3), trials=None, timeout=120):
                                     f"(a crash in compiled code?); stderr: {proc.stderr[-3000:]}"}]}
 
 
-def campaign(seeds, opts=(0, 3), jobs=2, timeout=120, trials=None, keep=None):
+def campaign(seeds, opts=(0, 3), jobs=2, timeout=120, trials=None, keep=None, arrays=False):
     t0 = time.time()
     totals = {}
     bad = []
     done = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
-        futs = {ex.submit(check_in_subprocess, s, opts, trials, timeout): s for s in seeds}
+        futs = {ex.submit(check_in_subprocess, s, opts, trials, timeout, arrays): s for s in seeds}
         for fut in concurrent.futures.as_completed(futs):
             res = fut.result()
             done += 1
@@ -503,7 +516,7 @@ def campaign(seeds, opts=(0, 3), jobs=2, timeout=120, trials=None, keep=None):
                 totals[k] = totals.get(k, 0) + v
             if res["failures"]:
                 bad.append(res)
-                src = gen.generate(res["seed"]).source
+                src = generate(res["seed"], arrays).source
                 print(format_failures(src, res["seed"], res["failures"]), flush=True)
                 if keep:
                     Path(keep).mkdir(parents=True, exist_ok=True)

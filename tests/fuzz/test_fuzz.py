@@ -4,6 +4,7 @@
 
 Environment:
   PYDD_FUZZ_SEEDS   seeds to check: START:COUNT, N or a,b,c (default 0:12)
+  PYDD_FUZZ_ARRAY_SEEDS  seeds of whole-array kernels (gen_arrays.py, default 0:6)
   PYDD_FUZZ_OPT     -O levels, comma separated (default 0,3)
   PYDD_FUZZ_EXACT=1 compare floats bit for bit (default: relative 1e-12 for
                     float64, 1e-6 for float32)
@@ -44,6 +45,8 @@ import harness  # noqa: E402  (also sets $PYDDC to this checkout's build)
 import pydd  # noqa: E402  (on sys.path through harness)
 
 SEEDS = gen.parse_seeds(os.environ.get("PYDD_FUZZ_SEEDS", "0:12"))
+# Whole-array kernels (gen_arrays.py): what fusion and LICM transform.
+ARRAY_SEEDS = gen.parse_seeds(os.environ.get("PYDD_FUZZ_ARRAY_SEEDS", "0:6"))
 OPTS = tuple(int(o) for o in os.environ.get("PYDD_FUZZ_OPT", "0,3").split(","))
 TIMEOUT_S = float(os.environ.get("PYDD_FUZZ_TIMEOUT", "120"))
 
@@ -53,6 +56,14 @@ def test_seed(seed):
     res = harness.check_in_subprocess(seed, OPTS, timeout=TIMEOUT_S)
     if res["failures"]:
         pytest.fail(harness.format_failures(gen.generate(seed).source, seed, res["failures"]), pytrace=False)
+
+
+@pytest.mark.parametrize("seed", ARRAY_SEEDS)
+def test_array_seed(seed):
+    res = harness.check_in_subprocess(seed, OPTS, timeout=TIMEOUT_S, arrays=True)
+    if res["failures"]:
+        pytest.fail(harness.format_failures(harness.generate(seed, True).source, seed, res["failures"]),
+                    pytrace=False)
 
 
 def test_generator_is_deterministic():

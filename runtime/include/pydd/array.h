@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <iterator>
 #include <mutex>
 #include <new>
 #include <type_traits>
@@ -242,6 +243,17 @@ struct View {
     const int64_t ix[N] = {static_cast<int64_t>(idx)...};
     int64_t off = 0;
     for (int k = 0; k < N; ++k) off += ix[k] * strides[k];
+    return data[off];
+  }
+  /// The same element when the last axis is known to be contiguous
+  /// (strides[N - 1] == 1): the innermost index then steps through memory
+  /// one element at a time, which the C++ compiler can vectorize.
+  template <typename... I>
+  T& unit(I... idx) const {
+    static_assert(sizeof...(I) == N, "wrong number of indices");
+    const int64_t ix[N] = {static_cast<int64_t>(idx)...};
+    int64_t off = ix[N - 1];
+    for (int k = 0; k < N - 1; ++k) off += ix[k] * strides[k];
     return data[off];
   }
 };

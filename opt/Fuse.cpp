@@ -1,0 +1,499 @@
+#include "opt/Fuse.h"
+
+#include <string>
+#include <vector>
+
+#include "ir/Builder.h"
+#include "ir/Visitor.h"
+#include "opt/Effects.h"
+#include "stdlib/Catalog.h"
+
+namespace pydd {
+namespace {
+
+bool isElementwiseArrayCall(const Expr& e) {
+  auto* c = dyn_cast<Call>(&e);
+  return c && c->target == CallTarget::Library && c->library->element && c->type.isArray();
+}
+
+/// A literal (possibly negated or converted) stays in the loop body: it
+/// costs nothing and keeps NumPy's weak-literal promotion.
+bool isLiteral(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::IntLit:
+    case ExprKind::FloatLit:
+    case ExprKind::BoolLit: return true;
+    case ExprKind::Unary: return isLiteral(*cast<Unary>(e).operand);
+    case ExprKind::Cast: return isLiteral(*cast<Cast>(e).operand);
+    default: return false;
+  }
+}
+
+/// An array operand of the fused loop, read element by element.
+struct ArrayOperand {
+  std::string var;                    // an array variable (the source's or a temporary)
+  Type type;                          // of the variable
+  std::vector<std::string> leading;   // integer indices of a folded view `var[i, ...]`
+  std::vector<const Expr*> sources;   // what those indices were in the source
+  int rank = 0;                       // of the operand as the tree sees it
+};
+
+/// Whether two index expressions surely have the same value at one point
+/// of the program: the same variable or the same literal.
+bool sameIndex(const Expr& a, const Expr& b) {
+  if (auto* va = dyn_cast<VarRef>(&a)) {
+    auto* vb = dyn_cast<VarRef>(&b);
+    return vb && va->name == vb->name;
+  }
+  int64_t x, y;
+  return constantInt(a, x) && constantInt(b, y) && x == y;
+}
+
+class Fuser {
+ public:
+  Fuser(Function& f, PassContext& ctx) : F(f), Ctx(ctx) {}
+
+  /// Returns the statements that replace `s`, or nothing when `s` is not a
+  /// fusable assignment.
+  std::vector<StmtPtr> fuse(Assign& a) {
+    if (a.targets.size() != 1 || !a.value || !isElementwiseArrayCall(*a.value)) return {};
+    Loc = a.loc;
+    if (!typesPerElement(*a.value)) return {};
+    ExprPtr& target = a.targets[0];
+    if (!target->type.isArray()) return {};
+    DestType = target->type;
+    int valueRank = a.value->type.rank();
+    if (auto* v = dyn_cast<VarRef>(target.get())) {
+      // `y = E`: a new array of E's shape.
+      Dest.var = v->name;
+      Dest.type = DestType;
+      Dest.rank = valueRank;
+    } else {
+      // A store into a view: `x[:] = E` (what `x += E` becomes), `F[i] = E`,
+      // `F[i, :] = E`.
+      InPlace = true;
+      auto* x = dyn_cast<Index>(target.get());
+      if (!x || x->base->kind != ExprKind::Var || !x->base->type.isArray()) return {};
+      const Type elem = Type::scalar(DestType.elem());
+      if (Type::scalar(a.value->type.elem()) != elem && !elem.isFloat()) return {};
+      Dest.var = cast<VarRef>(*x->base).name;
+      Dest.type = x->base->type;
+      bool slices = false;
+      for (auto& i : x->indices) {
+        auto* sl = dyn_cast<Slice>(i.get());
+        if (sl && (sl->start || sl->stop || sl->step)) return {};  // a strided or partial view
+        if (!sl && (slices || !i->type.isInteger())) return {};
+        slices = slices || sl;
+        if (!sl) Dest.sources.push_back(i.get());
+      }
+      Dest.rank = DestType.rank();
+      if (valueRank > Dest.rank) return {};
+    }
+    ResultRank = Dest.rank;
+    if (ResultRank > 3) return {};
+
+    // The operands, evaluated before the loop in Python's order (the value
+    // before the target, as Python does), then the target's indices.
+    ExprPtr tree = std::move(a.value);
+    collectOperands(tree);
+    if (InPlace)
+      for (auto& i : cast<Index>(*target).indices)
+        if (i->kind != ExprKind::Slice) Dest.leading.push_back(evaluateIndex(i));
+    if (!InPlace) {
+      bool widest = false;
+      for (auto& o : Operands) widest = widest || o.rank == ResultRank;
+      if (!widest) return restore(a, std::move(tree));
+    }
+
+    // The result's extents: the destination's, or a highest-rank operand's.
+    std::vector<std::string> dimVars;
+    for (int k = 0; k < ResultRank; ++k) {
+      std::string d = temp("n", Type::int64());
+      ExprPtr extent;
+      if (InPlace) {
+        extent = extentOf(Dest, k);
+      } else {
+        for (auto& o : Operands)
+          if (o.rank == ResultRank && !extent) extent = extentOf(o, k);
+      }
+      Before.push_back(build::assign(Loc, var(d, Type::int64()), std::move(extent)));
+      dimVars.push_back(d);
+    }
+
+    // The run-time test: aligned extents equal, folded indices in range,
+    // and no operand sharing memory with the destination of a store.
+    ExprPtr guard;
+    if (InPlace) guard = indicesInRange(std::move(guard), Dest);
+    for (auto& o : Operands) {
+      if (InPlace && samePlace(o, Dest)) continue;  // the destination's own extents and indices
+      for (int j = 0; j < o.rank; ++j)
+        guard = build::logicalAnd(Loc, std::move(guard),
+                                  build::compare(Loc, CmpOp::Eq, extentOf(o, j),
+                                                 var(dimVars[ResultRank - o.rank + j], Type::int64())));
+      guard = indicesInRange(std::move(guard), o);
+      // The destination read element for element as itself (same variable,
+      // same indices) is the one operand a store may share memory with.
+      if (InPlace) {
+        ExprPtr share = build::libraryCall(Loc, lookupLibraryFunction("may_share_memory"), "may_share_memory",
+                                           args(var(Dest.var, Dest.type), var(o.var, o.type)), Type::boolTy());
+        auto notShared = std::make_unique<Not>(Loc, std::move(share));
+        notShared->type = Type::boolTy();
+        guard = build::logicalAnd(Loc, std::move(guard), std::move(notShared));
+      }
+    }
+    if (!guard) guard = std::make_unique<BoolLit>(Loc, true), guard->type = Type::boolTy();
+
+    // A new array for `y = E`; when E reads y itself, a temporary that y
+    // takes after the loop.
+    std::string written = Dest.var;
+    if (!InPlace)
+      for (auto& o : Operands)
+        if (o.var == Dest.var) written = temp("r", DestType);
+
+    // The loop nest: for i0: for i1: ... dest[i0, i1] = <tree per element>.
+    std::vector<std::string> loopVars;
+    for (int k = 0; k < ResultRank; ++k) loopVars.push_back(temp("i", Type::int64()));
+    ExprPtr element = perElement(*tree, loopVars);
+    std::vector<ExprPtr> destIndices;
+    for (auto& l : Dest.leading) destIndices.push_back(var(l, Type::int64()));
+    for (auto& v : loopVars) destIndices.push_back(var(v, Type::int64()));
+    StmtPtr body = build::assign(
+        Loc, build::index(Loc, var(written, Dest.type), std::move(destIndices), Type::scalar(DestType.elem())),
+        std::move(element));
+    for (int k = ResultRank - 1; k >= 0; --k) {
+      std::vector<StmtPtr> inner;
+      inner.push_back(std::move(body));
+      body = build::rangeLoop(Loc, loopVars[k], build::intLit(Loc, 0), var(dimVars[k], Type::int64()), std::move(inner));
+    }
+    std::vector<StmtPtr> fused;
+    if (!InPlace) fused.push_back(build::assign(Loc, var(written, DestType), allocate(dimVars)));
+    fused.push_back(std::move(body));
+    if (written != Dest.var) fused.push_back(build::assign(Loc, var(Dest.var, DestType), var(written, DestType)));
+
+    // Otherwise the original operations, on the same evaluated operands.
+    std::vector<StmtPtr> original;
+    auto keep = std::make_unique<Assign>(a.loc);
+    keep->targets.push_back(std::move(target));
+    keep->value = std::move(tree);
+    keep->augmented = a.augmented;
+    original.push_back(std::move(keep));
+
+    std::vector<StmtPtr> out = std::move(Before);
+    out.push_back(build::ifThen(Loc, std::move(guard), std::move(fused), std::move(original)));
+    ++Ctx.stats["fuse: loops created"];
+    Ctx.stats["fuse: operations fused"] += Fused;
+    return out;
+  }
+
+ private:
+  static std::vector<ExprPtr> args(ExprPtr a, ExprPtr b) {
+    std::vector<ExprPtr> v;
+    v.push_back(std::move(a));
+    v.push_back(std::move(b));
+    return v;
+  }
+
+  std::vector<StmtPtr> restore(Assign& a, ExprPtr tree) {
+    a.value = std::move(tree);
+    return {};
+  }
+
+  ExprPtr var(const std::string& name, const Type& t) { return build::var(Loc, name, t); }
+
+  std::string temp(const std::string& hint, const Type& t) {
+    std::string name = Ctx.freshName(F, hint);
+    F.locals.push_back({name, t, Loc});
+    return name;
+  }
+
+  ExprPtr shapeOf(const std::string& v, const Type& t, int k) {
+    return build::libraryCall(Loc, lookupLibraryFunction("shape"), "shape", args(var(v, t), build::intLit(Loc, k)),
+                              Type::int64());
+  }
+
+  /// A variable or a literal: compared by name, and cheap to read twice.
+  static bool simpleIndex(const Expr& e) {
+    int64_t v;
+    return e.kind == ExprKind::Var || constantInt(e, v);
+  }
+
+  bool samePlace(const ArrayOperand& o, const ArrayOperand& d) {
+    if (o.var != d.var || o.sources.size() != d.sources.size() || o.rank != d.rank) return false;
+    for (size_t k = 0; k < o.sources.size(); ++k)
+      if (!o.sources[k] || !d.sources[k] || !sameIndex(*o.sources[k], *d.sources[k])) return false;
+    return true;
+  }
+
+  /// An integer index evaluated into a temporary before the loop.
+  std::string evaluateIndex(ExprPtr& i) {
+    std::string t = temp("k", Type::int64());
+    ExprPtr value = cloneExpr(*i);
+    if (value->type != Type::int64()) {
+      value = std::make_unique<Cast>(value->loc, Type::int64(), std::move(value));
+    }
+    Before.push_back(build::assign(Loc, var(t, Type::int64()), std::move(value)));
+    return t;
+  }
+
+  /// guard and -shape(A, k) <= i < shape(A, k) for each folded index i.
+  ExprPtr indicesInRange(ExprPtr guard, const ArrayOperand& o) {
+    for (size_t k = 0; k < o.leading.size(); ++k) {
+      int axis = static_cast<int>(k);
+      guard = build::logicalAnd(Loc, std::move(guard),
+                                build::compare(Loc, CmpOp::Lt, var(o.leading[k], Type::int64()), shapeOf(o.var, o.type, axis)));
+      guard = build::logicalAnd(
+          Loc, std::move(guard),
+          build::compare(Loc, CmpOp::Ge, var(o.leading[k], Type::int64()),
+                         build::binary(Loc, BinaryOp::Sub, build::intLit(Loc, 0), shapeOf(o.var, o.type, axis),
+                                       Type::int64())));
+    }
+    return guard;
+  }
+
+  /// Extent j of an operand as the tree sees it (after its folded indices).
+  ExprPtr extentOf(const ArrayOperand& o, int j) {
+    return shapeOf(o.var, o.type, static_cast<int>(o.leading.size()) + j);
+  }
+
+  ExprPtr allocate(const std::vector<std::string>& dims) {
+    ExprPtr shape;
+    if (dims.size() == 1) {
+      shape = var(dims[0], Type::int64());
+    } else {
+      auto t = std::make_unique<TupleLit>(Loc, false);
+      for (auto& d : dims) t->elems.push_back(var(d, Type::int64()));
+      t->type = Type::tuple(std::vector<Type>(dims.size(), Type::int64()));
+      shape = std::move(t);
+    }
+    auto dtype = std::make_unique<Cast>(Loc, Type::scalar(DestType.elem()), build::intLit(Loc, 0));
+    return build::libraryCall(Loc, lookupLibraryFunction("empty"), "empty", args(std::move(shape), std::move(dtype)),
+                              DestType);
+  }
+
+  /// Whether every element-wise call of the tree types its scalar form as
+  /// its array form's element (abs of a bool array stays bool, of a bool
+  /// scalar it is an int: such a tree is left alone).
+  bool typesPerElement(const Expr& e) {
+    if (!isElementwiseArrayCall(e)) return true;
+    auto& c = cast<Call>(e);
+    Call scalar(c.loc, c.callee);
+    scalar.target = c.target;
+    scalar.library = c.library;
+    for (auto& a : c.args) {
+      if (!typesPerElement(*a)) return false;
+      ExprPtr stand = isLiteral(*a) ? cloneExpr(*a) : build::var(a->loc, "_", Type::scalar(a->type.elem()));
+      if (!a->type.isArray() && !a->type.isScalar()) return false;
+      scalar.args.push_back(std::move(stand));
+    }
+    TypeRuleError err;
+    Type t = c.library->resultType(scalar, err);
+    return err.message.empty() && t == Type::scalar(c.type.elem());
+  }
+
+  /// Replaces each operand of the tree that is not a literal or a scalar
+  /// variable by a temporary assigned before the loop, in evaluation order,
+  /// and records the array operands.
+  void collectOperands(ExprPtr& e) {
+    if (isElementwiseArrayCall(*e)) {
+      ++Fused;
+      for (auto& a : cast<Call>(*e).args) collectOperands(a);
+      return;
+    }
+    if (isLiteral(*e)) return;
+    if (e->type.isScalar()) {
+      if (e->kind == ExprKind::Var) return;
+      std::string t = temp("s", e->type);
+      SourceLoc l = e->loc;
+      Type ty = e->type;
+      Before.push_back(build::assign(l, var(t, ty), std::move(e)));
+      e = var(t, ty);
+      return;
+    }
+    // An array operand. A view A[i] of a variable with integer indices is
+    // read as A[i, j] (its indices evaluated before the loop).
+    ArrayOperand o;
+    o.rank = e->type.rank();
+    if (auto* x = dyn_cast<Index>(e.get()); x && x->base->kind == ExprKind::Var && x->base->type.isArray()) {
+      bool allInts = true;
+      for (auto& i : x->indices) allInts = allInts && i->type.isInteger() && i->kind != ExprKind::Slice;
+      if (allInts && static_cast<int>(x->indices.size()) + o.rank == x->base->type.rank()) {
+        o.var = cast<VarRef>(*x->base).name;
+        o.type = x->base->type;
+        for (auto& i : x->indices) {
+          o.sources.push_back(simpleIndex(*i) ? i.get() : nullptr);
+          std::string t = evaluateIndex(i);
+          o.leading.push_back(t);
+          if (!simpleIndex(*i)) i = var(t, Type::int64());
+        }
+        Operands.push_back(o);
+        return;
+      }
+    }
+    if (e->kind == ExprKind::Var) {
+      o.var = cast<VarRef>(*e).name;
+      o.type = e->type;
+    } else {
+      o.var = temp("a", e->type);
+      o.type = e->type;
+      SourceLoc l = e->loc;
+      Type ty = e->type;
+      Before.push_back(build::assign(l, var(o.var, ty), std::move(e)));
+      e = var(o.var, ty);
+    }
+    Operands.push_back(o);
+  }
+
+  /// The tree for one element: array operands indexed by the trailing loop
+  /// variables, each element-wise call applied to scalars.
+  ExprPtr perElement(const Expr& e, const std::vector<std::string>& loopVars) {
+    if (isElementwiseArrayCall(e)) {
+      auto& c = cast<Call>(e);
+      std::vector<ExprPtr> scalarArgs;
+      for (auto& a : c.args) scalarArgs.push_back(perElement(*a, loopVars));
+      return build::libraryCall(c.loc, c.library, c.library->name, std::move(scalarArgs), Type::scalar(c.type.elem()));
+    }
+    if (!e.type.isArray()) return cloneExpr(e);
+    // An array operand: find it by variable (a folded view's base reads the
+    // same variable with its leading indices).
+    int rank = e.type.rank();
+    std::vector<ExprPtr> indices;
+    std::string base;
+    Type baseType;
+    if (auto* x = dyn_cast<Index>(&e)) {
+      base = cast<VarRef>(*x->base).name;
+      baseType = x->base->type;
+      for (auto& i : x->indices) indices.push_back(cloneExpr(*i));
+    } else {
+      base = cast<VarRef>(e).name;
+      baseType = e.type;
+    }
+    for (int j = 0; j < rank; ++j) indices.push_back(var(loopVars[ResultRank - rank + j], Type::int64()));
+    return build::index(e.loc, var(base, baseType), std::move(indices), Type::scalar(e.type.elem()));
+  }
+
+  Function& F;
+  PassContext& Ctx;
+  SourceLoc Loc;
+  int ResultRank = 0;
+  bool InPlace = false;
+  ArrayOperand Dest;  // the assigned variable, or the array a view store writes
+  Type DestType;      // of the assignment's target
+  std::vector<ArrayOperand> Operands;
+  std::vector<StmtPtr> Before;
+  unsigned Fused = 0;
+};
+
+/// Moves the element-wise trees that are operands of other calls
+/// (`sum(a * b)`, `where(x > 0.5)`, `(X - mu) @ w`) into assignments of
+/// their own just before the statement, where they can be fused: one
+/// temporary instead of one per operator. Only trees that the statement
+/// evaluates before anything that may raise or has effects move, so the
+/// order of effects and exceptions is Python's.
+class OperandExtractor {
+ public:
+  OperandExtractor(Function& f, PassContext& ctx) : F(f), Ctx(ctx) {}
+  std::vector<StmtPtr> before;
+
+  void extract(ExprPtr& e) {
+    if (Blocked) return;
+    switch (e->kind) {
+      case ExprKind::Logical: extract(cast<Logical>(*e).lhs); Blocked = true; return;
+      case ExprKind::Select: extract(cast<Select>(*e).cond); Blocked = true; return;
+      case ExprKind::Compare: {
+        auto& c = cast<Compare>(*e);
+        extract(c.operands[0]);
+        if (c.operands.size() > 2) return void(Blocked = true);
+        extract(c.operands[1]);
+        break;
+      }
+      case ExprKind::Call: {
+        auto& c = cast<Call>(*e);
+        bool operandsOfOther = !isElementwiseArrayCall(*e);
+        for (auto& a : c.args) {
+          if (Blocked) return;
+          if (operandsOfOther && isElementwiseArrayCall(*a)) moveOut(a);
+          else extract(a);
+        }
+        break;
+      }
+      default: forEachChild(*e, [&](ExprPtr& c) { extract(c); });
+    }
+    if (mayRaise(*e, Ctx.options.boundsCheck) || hasSideEffects(*e)) Blocked = true;
+  }
+
+ private:
+  void moveOut(ExprPtr& tree) {
+    SourceLoc loc = tree->loc;
+    Type t = tree->type;
+    std::string name = Ctx.freshName(F, "e");
+    F.locals.push_back({name, t, loc});
+    before.push_back(build::assign(loc, build::var(loc, name, t), std::move(tree)));
+    tree = build::var(loc, name, t);
+    // The tree itself may raise (shapes that do not broadcast): later
+    // operands stay where they are.
+    Blocked = true;
+  }
+
+  Function& F;
+  PassContext& Ctx;
+  bool Blocked = false;
+};
+
+class FuseAssignments : public StmtMutator {
+ public:
+  FuseAssignments(Function& f, PassContext& ctx) : F(f), Ctx(ctx) {}
+  std::vector<StmtPtr> mutateStmt(StmtPtr s) override {
+    ExprPtr* value = nullptr;
+    if (auto* a = dyn_cast<Assign>(s.get()); a && a->value) value = &a->value;
+    if (auto* x = dyn_cast<ExprStmt>(s.get())) value = &x->expr;
+    if (auto* r = dyn_cast<Return>(s.get()); r && r->value) value = &r->value;
+    if (value) {
+      OperandExtractor extractor(F, Ctx);
+      extractor.extract(*value);
+      if (!extractor.before.empty()) {
+        std::vector<StmtPtr> out;
+        for (auto& b : extractor.before)
+          for (auto& r : fuseOne(std::move(b))) out.push_back(std::move(r));
+        for (auto& r : fuseOne(std::move(s))) out.push_back(std::move(r));
+        return out;
+      }
+    }
+    return fuseOne(std::move(s));
+  }
+
+ private:
+  std::vector<StmtPtr> fuseOne(StmtPtr s) {
+    if (auto* r = dyn_cast<Return>(s.get()); r && r->value && isElementwiseArrayCall(*r->value)) {
+      // `return E`: E fused into a temporary that is returned.
+      SourceLoc loc = r->loc;
+      Type t = r->value->type;
+      std::string name = Ctx.freshName(F, "ret");
+      F.locals.push_back({name, t, loc});
+      auto a = build::assign(loc, build::var(loc, name, t), std::move(r->value));
+      r->value = build::var(loc, name, t);
+      Fuser fuser(F, Ctx);
+      std::vector<StmtPtr> out = fuser.fuse(cast<Assign>(*a));
+      if (out.empty()) out.push_back(std::move(a));
+      out.push_back(std::move(s));
+      return out;
+    }
+    if (auto* a = dyn_cast<Assign>(s.get())) {
+      Fuser fuser(F, Ctx);
+      std::vector<StmtPtr> out = fuser.fuse(*a);
+      if (!out.empty()) return out;
+    }
+    return StmtMutator::mutateStmt(std::move(s));
+  }
+
+  Function& F;
+  PassContext& Ctx;
+};
+
+}  // namespace
+
+void fuseElementwise(Function& f, PassContext& context) {
+  FuseAssignments fuse(f, context);
+  fuse.mutateBlock(*f.body);
+}
+
+}  // namespace pydd

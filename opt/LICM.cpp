@@ -1,0 +1,323 @@
+#include "opt/LICM.h"
+
+#include <set>
+#include <string>
+
+#include "ir/Builder.h"
+#include "ir/Visitor.h"
+#include "opt/Effects.h"
+#include "stdlib/Catalog.h"
+
+namespace pydd {
+namespace {
+
+/// What a loop does that decides whether an expression in it is invariant.
+struct LoopFacts {
+  std::set<std::string> assigned;  // variables (the loop variable included)
+  std::set<std::string> written;   // memory keys (opt/Effects.h)
+  /// A reference could be copied so that two names or a container hold it.
+  bool referencesEscape = false;
+
+  bool writesMemoryOf(const Type& t) const {
+    if (written.count("*")) return true;
+    if (t.isSparse()) {
+      // A sparse matrix may borrow any dense arrays (csr_to_spm).
+      for (auto& k : written)
+        if (k.rfind("elem:", 0) == 0) return true;
+    }
+    return written.count(memoryKey(t)) > 0;
+  }
+};
+
+bool holdsReference(const Type& t) {
+  if (t.isTuple()) {
+    for (auto& el : t.elems())
+      if (holdsReference(el)) return true;
+    return false;
+  }
+  return t.isReference();
+}
+
+/// Whether the loop may copy a reference into a second name or a container:
+/// `b = a` of an array, a view of it, a container literal or write.
+bool mayCopyReferences(const Stmt& loop) {
+  struct Finder : Visitor {
+    using Visitor::visit;
+    bool found = false;
+    void visit(const Stmt& s) override {
+      if (auto* a = dyn_cast<Assign>(&s); a && a->value && holdsReference(a->value->type) &&
+                                          a->value->kind != ExprKind::Call)
+        found = true;  // a variable, a view, a tuple or a literal holding references
+      if (auto* a = dyn_cast<Assign>(&s))
+        for (auto& t : a->targets)
+          if (auto* x = dyn_cast<Index>(t.get()); x && !x->base->type.isArray()) found = true;
+      visitChildren(s);
+    }
+    void visit(const Expr& e) override {
+      if (auto* c = dyn_cast<Call>(&e)) {
+        if (c->target != CallTarget::Library || c->library->writesArgs) found = true;  // append, heappush...
+        if (c->library && c->library->returnsView) found = true;
+      }
+      if (e.kind == ExprKind::TupleLit || e.kind == ExprKind::DictLit)
+        if (holdsReference(e.type)) found = true;
+      visitChildren(e);
+    }
+  } finder;
+  finder.visit(loop);
+  return finder.found;
+}
+
+/// Worth a temporary: it calls something or computes a whole array.
+bool worthHoisting(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Call: {
+      auto& c = cast<Call>(e);
+      if (c.type.isVoid()) return false;
+      for (auto& a : c.args)
+        if (a->kind == ExprKind::StrLit) return false;
+      return c.target == CallTarget::Library;
+    }
+    case ExprKind::Index: return e.type.isArray();  // a view
+    case ExprKind::Binary:
+    case ExprKind::Unary:
+    case ExprKind::Cast:
+    case ExprKind::Compare:
+    case ExprKind::Not:
+    case ExprKind::Select: {
+      bool hasCall = false;
+      forEachChild(e, [&](const Expr& c) { hasCall = hasCall || worthHoisting(c); });
+      return hasCall;
+    }
+    default: return false;
+  }
+}
+
+class LoopHoister {
+ public:
+  LoopHoister(Function& f, PassContext& ctx, Stmt& loop) : F(f), Ctx(ctx), Loop(loop) {
+    Facts.assigned = assignedVars(loop);
+    Facts.written = writtenElementTypes(loop);
+    Facts.referencesEscape = mayCopyReferences(loop);
+    Guard = entryTest();
+  }
+
+  /// Rewrites the loop's body; returns what goes before the loop, split in
+  /// what needs the entry guard and what does not.
+  void run() {
+    Block& body = *(Loop.kind == StmtKind::For ? cast<For>(Loop).body : cast<While>(Loop).body);
+    bool prefixOpen = true;
+    for (auto& s : body.stmts) {
+      bool seenRisk = !prefixOpen;
+      scanStmt(*s, prefixOpen, seenRisk);
+      if (exitsEarlyStmt(*s) || doesIO(*s) || stmtMayRaiseOrWrite(*s)) prefixOpen = false;
+    }
+  }
+
+  std::vector<StmtPtr> unguarded, guarded;
+  ExprPtr Guard;
+
+ private:
+  bool exitsEarlyStmt(const Stmt& s) {
+    auto b = std::make_unique<Block>(s.loc);
+    // exitsEarly works on blocks; a statement is the block of itself.
+    bool r = false;
+    switch (s.kind) {
+      case StmtKind::Break:
+      case StmtKind::Continue:
+      case StmtKind::Return: return true;
+      default: break;
+    }
+    forEachPart(s, [](const Expr&) {}, [&](const Block& inner) { r = r || exitsEarly(inner); });
+    return r;
+  }
+
+  bool stmtMayRaiseOrWrite(const Stmt& s) {
+    bool risky = s.kind == StmtKind::Assign && cast<Assign>(s).targets.size() > 0 &&
+                 cast<Assign>(s).targets[0]->kind == ExprKind::Index;
+    std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+      forEachPart(st, [&](const Expr& e) {
+        risky = risky || mayRaise(e, Ctx.options.boundsCheck) || hasSideEffects(e);
+      }, [&](const Block& b) { for (auto& c : b.stmts) walk(*c); });
+    };
+    walk(s);
+    return risky;
+  }
+
+  /// The test that the loop runs at least once, when it can be evaluated
+  /// again without effect; null otherwise.
+  ExprPtr entryTest() {
+    auto pure = [&](const Expr& e) { return !hasSideEffects(e) && !mayRaise(e, Ctx.options.boundsCheck); };
+    if (auto* f = dyn_cast<For>(&Loop)) {
+      auto* step = dyn_cast<IntLit>(f->step.get());
+      if (!f->isRange || !step || step->value == 0 || !pure(*f->start) || !pure(*f->stop)) return nullptr;
+      return build::compare(f->loc, step->value > 0 ? CmpOp::Lt : CmpOp::Gt, cloneExpr(*f->start),
+                            cloneExpr(*f->stop));
+    }
+    auto& w = cast<While>(Loop);
+    if (!pure(*w.cond)) return nullptr;
+    return cloneExpr(*w.cond);
+  }
+
+  bool invariant(const Expr& e) {
+    if (hasSideEffects(e)) return false;
+    std::set<std::string> reads;
+    collectReads(e, reads);
+    for (auto& name : reads) {
+      if (Facts.assigned.count(name)) return false;
+      const Type* t = F.lookup(name);
+      if (!t || (holdsReference(*t) && Facts.writesMemoryOf(*t))) return false;
+    }
+    if (holdsReference(e.type) && (Facts.referencesEscape || Facts.writesMemoryOf(e.type))) return false;
+    return true;
+  }
+
+  void scanStmt(Stmt& s, bool mustExec, bool& seenRisk) {
+    switch (s.kind) {
+      case StmtKind::Assign: {
+        auto& a = cast<Assign>(s);
+        if (a.value) scan(a.value, mustExec, seenRisk);
+        for (auto& t : a.targets)
+          if (auto* x = dyn_cast<Index>(t.get()))
+            for (auto& i : x->indices) scan(i, mustExec, seenRisk);
+        return;
+      }
+      case StmtKind::ExprStmt: return scan(cast<ExprStmt>(s).expr, mustExec, seenRisk);
+      case StmtKind::Return:
+        if (cast<Return>(s).value) scan(cast<Return>(s).value, mustExec, seenRisk);
+        return;
+      case StmtKind::If: {
+        auto& i = cast<If>(s);
+        scan(i.cond, mustExec, seenRisk);
+        scanBlock(*i.thenBody);
+        if (i.elseBody) scanBlock(*i.elseBody);
+        return;
+      }
+      case StmtKind::For: {
+        auto& f = cast<For>(s);
+        if (f.isRange) {
+          scan(f.start, mustExec, seenRisk);
+          scan(f.stop, mustExec, seenRisk);
+          scan(f.step, mustExec, seenRisk);
+        } else {
+          scan(f.iterable, mustExec, seenRisk);
+        }
+        scanBlock(*f.body);
+        return;
+      }
+      case StmtKind::While: {
+        auto& w = cast<While>(s);
+        bool conditional = true;
+        scan(w.cond, mustExec, seenRisk);
+        scanBlock(*w.body);
+        (void)conditional;
+        return;
+      }
+      case StmtKind::Task: return scanBlock(*cast<Task>(s).body);
+      case StmtKind::Block: return scanBlock(cast<Block>(s));
+      default: return;
+    }
+  }
+
+  /// A nested block runs conditionally (or repeatedly): only expressions
+  /// that can neither raise nor allocate move out of it.
+  void scanBlock(Block& b) {
+    for (auto& s : b.stmts) {
+      bool risk = true;
+      scanStmt(*s, false, risk);
+    }
+  }
+
+  void scan(ExprPtr& slot, bool mustExec, bool& seenRisk) {
+    Expr& e = *slot;
+    if (worthHoisting(e) && invariant(e)) {
+      bool risky = mayRaise(e, Ctx.options.boundsCheck) || mayAllocate(e);
+      if (!risky) return hoist(slot, unguarded);
+      if (mustExec && !seenRisk && Guard) return hoist(slot, guarded);
+    }
+    switch (e.kind) {
+      case ExprKind::Logical: {
+        auto& l = cast<Logical>(e);
+        scan(l.lhs, mustExec, seenRisk);
+        bool risk = true;
+        scan(l.rhs, false, risk);
+        break;
+      }
+      case ExprKind::Select: {
+        auto& s = cast<Select>(e);
+        scan(s.cond, mustExec, seenRisk);
+        bool risk = true;
+        scan(s.trueValue, false, risk);
+        scan(s.falseValue, false, risk);
+        break;
+      }
+      case ExprKind::Compare: {
+        auto& c = cast<Compare>(e);
+        for (size_t i = 0; i < c.operands.size(); ++i) {
+          bool risk = true;
+          scan(c.operands[i], mustExec && i < 2, i < 2 ? seenRisk : risk);
+        }
+        break;
+      }
+      default: forEachChild(e, [&](ExprPtr& c) { scan(c, mustExec, seenRisk); });
+    }
+    // What this node computes itself may raise or write: anything after it
+    // in the iteration is no longer evaluated first.
+    if (mayRaise(*slot, Ctx.options.boundsCheck) || hasSideEffects(*slot)) seenRisk = true;
+  }
+
+  void hoist(ExprPtr& slot, std::vector<StmtPtr>& into) {
+    SourceLoc loc = slot->loc;
+    Type type = slot->type;
+    std::string name = Ctx.freshName(F, "inv");
+    F.locals.push_back({name, type, loc});
+    into.push_back(build::assign(loc, build::var(loc, name, type), std::move(slot)));
+    slot = build::var(loc, name, type);
+    ++Ctx.stats["licm: expressions hoisted"];
+  }
+
+  Function& F;
+  PassContext& Ctx;
+  Stmt& Loop;
+  LoopFacts Facts;
+};
+
+class LICM : public StmtMutator {
+ public:
+  LICM(Function& f, PassContext& ctx) : F(f), Ctx(ctx) {}
+
+  std::vector<StmtPtr> mutateStmt(StmtPtr s) override {
+    mutateChildren(*s);  // inner loops first
+    std::vector<StmtPtr> out;
+    if (s->kind != StmtKind::For && s->kind != StmtKind::While) {
+      out.push_back(std::move(s));
+      return out;
+    }
+    LoopHoister hoister(F, Ctx, *s);
+    hoister.run();
+    for (auto& h : hoister.unguarded) out.push_back(std::move(h));
+    if (hoister.guarded.empty()) {
+      out.push_back(std::move(s));
+      return out;
+    }
+    // if <the loop runs>: <hoisted>; <loop>  (the loop would not run otherwise)
+    SourceLoc loc = s->loc;
+    std::vector<StmtPtr> then = std::move(hoister.guarded);
+    then.push_back(std::move(s));
+    out.push_back(build::ifThen(loc, std::move(hoister.Guard), std::move(then)));
+    ++Ctx.stats["licm: loops guarded"];
+    return out;
+  }
+
+ private:
+  Function& F;
+  PassContext& Ctx;
+};
+
+}  // namespace
+
+void loopInvariantCodeMotion(Function& f, PassContext& context) {
+  LICM licm(f, context);
+  licm.mutateBlock(*f.body);
+}
+
+}  // namespace pydd

@@ -1,0 +1,207 @@
+"""Random whole-array kernels, deterministic from a seed: what the optimizer
+(fusion, LICM) transforms.
+
+    python3 tests/fuzz/gen.py --arrays --seed N       print the kernel of seed N
+    python3 tests/fuzz/gen.py --arrays --run 0:500    check seeds 0..499
+
+A kernel has a few functions over a 1-D float64 array `a`, a 2-D float64
+array `X` and float64/int64 scalars. Bodies are written the way NumPy users
+write them: operator trees with broadcasting (a row vector against `X`, a
+length-1 view against a vector, a scalar against anything), math functions,
+row and reversed views, stores into views (`X[i] = ...`, `v[:] = ...`),
+in-place updates (`v += ...`, `X[i] += ...`), aliasing between operands and
+destination (`u = v` then `u += v`, `a[1:] = a[:-1] + 1.0`, `X[i] = X[j] * 2.0`),
+reductions (`sum`, `max`, `mean`) and loops with early exits around them.
+Shapes mostly agree by construction; a few operations use shapes that do
+not broadcast, so that both sides must raise the same ValueError.
+
+Values stay bounded (math functions are applied to `abs(x) + 1.0` or
+`-abs(x)`, products are scaled by literals <= 1, divisors are
+`abs(x) + 1.0`), so the reference and the compiled kernel compute the same
+floats operation by operation: a difference is a compiler bug.
+"""
+
+import random
+
+# The array kinds these kernels take (harness.py draws inputs for them).
+ARRAY_KINDS = {
+    "vf": ("float64", 1, "Array(float64)"),
+    "mf": ("float64", 2, "Array(float64, 2)"),
+}
+
+UNARY = ("-{}", "abs({})", "sqrt(abs({}) + 1.0)", "exp(-abs({}))", "log(abs({}) + 1.0)", "cos({})")
+BINARY = ("{} + {}", "{} - {}", "{} * 0.5 + {}", "maximum({}, {})", "minimum({}, {})",
+          "{} / (abs({}) + 1.0)", "({} - {}) * 0.25")
+SCALAR_OPS = ("{} * {}", "{} + {}", "{} - {}", "maximum({}, {})")
+
+
+class Gen:
+    def __init__(self, r):
+        self.r = r
+        self.lines = []
+        self.vectors = ["a"]     # 1-D arrays of len(a)
+        self.rows = []           # 1-D arrays of X's row length
+        self.matrices = ["X"]    # 2-D arrays of X's shape
+        self.scalars = ["s"]     # float64 scalars
+        self.n = 0
+        self.depth = 1
+
+    def fresh(self, prefix):
+        self.n += 1
+        return f"{prefix}{self.n}"
+
+    def emit(self, line):
+        self.lines.append("    " * self.depth + line)
+
+    def chance(self, p):
+        return self.r.random() < p
+
+    def lit(self):
+        return self.r.choice(("0.5", "2.0", "1.0", "-1.5", "0.25", "3.0"))
+
+    def scalar(self):
+        if self.chance(0.5):
+            return self.lit()
+        return self.r.choice(self.scalars)
+
+    # ---- array expressions of a known shape --------------------------------
+
+    def leaf(self, shape):
+        r = self.r
+        if shape == "vec":
+            c = r.random()
+            if c < 0.15:
+                return "a[::-1]"  # a strided view
+            if c < 0.25:
+                return "a[0:1]"   # length 1: broadcasts
+            return r.choice(self.vectors)
+        if shape == "row":
+            c = r.random()
+            if c < 0.4 or not self.rows:
+                return r.choice(("X[0]", "X[i % shape(X, 0)]" if self.in_loop else "X[1 % shape(X, 0)]", "X[-1]"))
+            return r.choice(self.rows)
+        c = r.random()
+        if c < 0.1:
+            return "X[::-1]"
+        return r.choice(self.matrices)
+
+    def tree(self, shape, depth=3):
+        r = self.r
+        if depth <= 0 or self.chance(0.25):
+            return self.leaf(shape)
+        c = r.random()
+        if c < 0.25:
+            return r.choice(UNARY).format(self.tree(shape, depth - 1))
+        if c < 0.4:
+            op = r.choice(SCALAR_OPS)
+            a, b = self.tree(shape, depth - 1), self.scalar()
+            return "(" + (op.format(a, b) if self.chance(0.5) else op.format(b, a)) + ")"
+        other = shape
+        if shape == "mat" and self.chance(0.4):
+            other = "row"  # broadcasting a row vector over the rows
+        a, b = self.tree(shape, depth - 1), self.tree(other, depth - 1)
+        if self.chance(0.3):
+            a, b = b, a
+        return "(" + r.choice(BINARY).format(a, b) + ")"
+
+    # ---- statements --------------------------------------------------------
+
+    in_loop = False
+
+    def pick_shape(self):
+        return self.r.choice(("vec", "vec", "row", "mat", "mat"))
+
+    def stmt(self):
+        r = self.r
+        c = r.random()
+        shape = self.pick_shape()
+        if c < 0.25:
+            name = self.fresh("v" if shape != "mat" else "M")
+            self.emit(f"{name} = {self.tree(shape)}")
+            {"vec": self.vectors, "row": self.rows, "mat": self.matrices}[shape].append(name)
+        elif c < 0.45:
+            dest = {"vec": self.vectors, "row": self.rows or ["X[0]"], "mat": self.matrices}[shape]
+            target = r.choice(dest)
+            op = r.choice(("+=", "-=", "*="))
+            value = self.tree(shape, 2)
+            if op == "*=":
+                value = f"exp(-abs({value}))"
+            self.emit(f"{target} {op} {value}")
+        elif c < 0.55:
+            i = "i % shape(X, 0)" if self.in_loop else str(r.randint(-2, 1))
+            if self.chance(0.5):
+                self.emit(f"X[{i}] = maximum(0.001, X[{i}])")
+            else:
+                self.emit(f"X[{i}] = {self.tree('row', 2)}")
+        elif c < 0.62:
+            target = r.choice(self.vectors)
+            if target != "a" and self.chance(0.5):
+                self.emit(f"{target}[:] = {self.tree('vec', 2)}")
+            else:
+                self.emit(r.choice(("a[1:] = a[:-1] + 1.0", "a[:-1] = a[1:] * 0.5", "a[::-1] = a * 2.0")))
+        elif c < 0.68:
+            # An alias, then an update through it that reads the original.
+            src = r.choice(self.vectors + self.matrices)
+            alias = self.fresh("u")
+            self.emit(f"{alias} = {src}")
+            self.emit(f"{alias} += {src} * 0.5")
+        elif c < 0.74:
+            self.emit(f"X[0] = X[-1] * 2.0 + X[0]")
+        elif c < 0.9:
+            red = r.choice(("sum({})", "({}).max()", "({}).min()", "({}).mean()"))
+            name = self.fresh("t")
+            self.emit(f"{name} = {red.format(self.tree(shape, 2))}")
+            self.scalars.append(name)
+        elif not self.in_loop:
+            self.loop()
+        else:
+            self.emit(f"s = s + {r.choice(self.scalars)} * 0.5")
+            if self.chance(0.5):
+                self.emit(f"if s > {r.choice(('10.0', '100.0', '-1.0'))}:")
+                self.depth += 1
+                self.emit(r.choice(("break", "continue")))
+                self.depth -= 1
+
+    def loop(self):
+        trips = self.r.randint(0, 4)
+        self.emit(f"for i in range({trips if self.chance(0.6) else 'k'}):")
+        self.depth += 1
+        self.in_loop = True
+        saved = (list(self.vectors), list(self.rows), list(self.matrices), list(self.scalars))
+        for _ in range(self.r.randint(1, 4)):
+            self.stmt()
+        self.in_loop = False
+        # Names first assigned in the loop may be unassigned after it.
+        self.vectors, self.rows, self.matrices, self.scalars = saved
+        self.depth -= 1
+
+    def body(self):
+        self.emit("s = 0.0")
+        for _ in range(self.r.randint(3, 8)):
+            self.stmt()
+        self.emit("s = s + sum(a) + sum(X)")
+        for name in self.scalars[1:]:
+            self.emit(f"s = s + {name}")
+        return self.lines
+
+
+def generate(seed):
+    """The kernel of seed `seed`, as a gen.Kernel."""
+    import gen  # the scalar generator's Kernel and Func
+
+    r = random.Random(seed)
+    out = [f'"""pydd whole-array fuzz kernel, seed {seed} (tests/fuzz/gen_arrays.py)."""', "from pydd import *", ""]
+    funcs = []
+    for fi in range(r.randint(1, 3)):
+        params = [("a", "vf"), ("X", "mf"), ("k", "int64")]
+        f = gen.Func(f"f{fi}", params, "float64")
+        f.ret_finite = False
+        f.writes = True
+        lines = Gen(r).body()
+        out.append("")
+        out.append(f"def {f.name}(a: Array(float64), X: Array(float64, 2), k: int64) -> float64:")
+        out.extend(lines)
+        out.append("    return s")
+        out.append("")
+        funcs.append(f)
+    return gen.Kernel(seed, "\n".join(out).rstrip() + "\n", funcs)
