@@ -82,7 +82,17 @@ bool mayRaise(const Expr& e, bool boundsCheck) {
     // building a view with an integer index out of range; an array element
     // is checked only with bounds checks on.
     if (auto* x = dyn_cast<Index>(&n)) return boundsCheck || !x->base->type.isArray() || !x->type.isScalar();
-    return n.kind == ExprKind::Call;
+    if (auto* c = dyn_cast<Call>(&n)) {
+      if (c->library && c->library->raisesOnlyOnAxis) {
+        for (size_t i = 1; i < c->args.size(); ++i) {
+          int64_t v;
+          if (c->args[i]->type.isInteger() && !constantInt(*c->args[i], v)) return true;
+        }
+        return false;
+      }
+      return true;
+    }
+    return false;
   });
 }
 

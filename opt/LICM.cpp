@@ -147,6 +147,18 @@ class LoopHoister {
   /// again without effect; null otherwise.
   ExprPtr entryTest() {
     auto pure = [&](const Expr& e) { return !hasSideEffects(e) && !mayRaise(e, Ctx.options.boundsCheck); };
+    if (auto* f = dyn_cast<For>(&Loop); f && !f->isRange) {
+      // Over an array variable's elements: it runs when the array is not empty.
+      auto* v = dyn_cast<VarRef>(f->iterable.get());
+      if (!v || !v->type.isArray()) return nullptr;
+      std::vector<ExprPtr> args;
+      args.push_back(cloneExpr(*v));
+      args.push_back(build::intLit(f->loc, 0));
+      return build::compare(f->loc, CmpOp::Gt,
+                            build::libraryCall(f->loc, lookupLibraryFunction("shape"), "shape", std::move(args),
+                                               Type::int64()),
+                            build::intLit(f->loc, 0));
+    }
     if (auto* f = dyn_cast<For>(&Loop)) {
       auto* step = dyn_cast<IntLit>(f->step.get());
       if (!f->isRange || !step || step->value == 0 || !pure(*f->start) || !pure(*f->stop)) return nullptr;
@@ -158,14 +170,23 @@ class LoopHoister {
     return cloneExpr(*w.cond);
   }
 
+  /// Variables whose memory `e` reads: all it reads but the arguments of
+  /// shape and memory queries (an array's shape never changes in place).
+  static void collectMemoryReads(const Expr& e, std::set<std::string>& names) {
+    if (auto* c = dyn_cast<Call>(&e); c && c->library && c->library->raisesOnlyOnAxis) return;
+    if (auto* v = dyn_cast<VarRef>(&e)) names.insert(v->name);
+    forEachChild(e, [&](const Expr& c) { collectMemoryReads(c, names); });
+  }
+
   bool invariant(const Expr& e) {
     if (hasSideEffects(e)) return false;
-    std::set<std::string> reads;
+    std::set<std::string> reads, memory;
     collectReads(e, reads);
+    collectMemoryReads(e, memory);
     for (auto& name : reads) {
       if (Facts.assigned.count(name)) return false;
       const Type* t = F.lookup(name);
-      if (!t || (holdsReference(*t) && Facts.writesMemoryOf(*t))) return false;
+      if (!t || (memory.count(name) && holdsReference(*t) && Facts.writesMemoryOf(*t))) return false;
     }
     if (holdsReference(e.type) && (Facts.referencesEscape || Facts.writesMemoryOf(e.type))) return false;
     return true;

@@ -171,15 +171,20 @@ void addAllocationFunctions(std::vector<LibraryFunction>& out) {
   LibraryFunction fill = entry("fill", C::Allocation, {"a", "value"}, 2, "numpy.ndarray.fill", fillType, emitFill);
   fill.writesArgs = 1u << 0;
   out.push_back(fill);
-  out.push_back(entry("shape", C::Query, {"a", "axis"}, 1, "numpy.shape", shapeType, emitShape));
-  out.push_back(entry("ndim", C::Query, {"a"}, 1, "numpy.ndim", arrayQueryType, emitNdim));
-  out.push_back(entry("size", C::Query, {"a"}, 1, "numpy.size", arrayQueryType, emitSize));
+  for (LibraryFunction q : {entry("shape", C::Query, {"a", "axis"}, 1, "numpy.shape", shapeType, emitShape),
+                            entry("ndim", C::Query, {"a"}, 1, "numpy.ndim", arrayQueryType, emitNdim),
+                            entry("size", C::Query, {"a"}, 1, "numpy.size", arrayQueryType, emitSize)}) {
+    q.raisesOnlyOnAxis = true;
+    out.push_back(std::move(q));
+  }
   // Whether two arrays' memory may overlap (their address ranges meet), as
   // NumPy's bounds check; fusion guards in-place loops with it.
-  out.push_back(entry("may_share_memory", C::Query, {"a", "b"}, 2, "numpy.may_share_memory", mayShareType,
-                      [](const Call&, llvm::ArrayRef<std::string> args) {
-                        return "pydd::detail::may_overlap(" + args[0] + ", " + args[1] + ")";
-                      }));
+  LibraryFunction share = entry("may_share_memory", C::Query, {"a", "b"}, 2, "numpy.may_share_memory",
+                                mayShareType, [](const Call&, llvm::ArrayRef<std::string> args) {
+                                  return "pydd::detail::may_overlap(" + args[0] + ", " + args[1] + ")";
+                                });
+  share.raisesOnlyOnAxis = true;  // of its two arrays, neither is an axis: it never raises
+  out.push_back(std::move(share));
 }
 
 }  // namespace pydd::catalog

@@ -62,6 +62,11 @@ struct LibraryFunction {
   bool returnsView = false;
   /// Only callable as a method: `l.append(x)`, `d.get(k, v)`.
   bool methodOnly = false;
+  /// Never raises when every argument after the first is a literal (an
+  /// axis, checked at compile time): a query of a value's shape or memory.
+  /// Other calls may raise (shapes that do not broadcast, empty reductions,
+  /// missing keys...).
+  bool raisesOnlyOnAxis = false;
   /// Element-wise functions only: the per-element formula.
   const ElementRule* element = nullptr;
   /// Result type from the typed arguments (null for omitted optional ones);
