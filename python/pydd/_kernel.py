@@ -42,18 +42,18 @@ _DIAGNOSTIC = re.compile(r"^(?P<path>.*?):(?P<line>\d+):(?P<col>\d+): (?P<rest>.
 
 
 def display_name(filename):
-    """How a source file is named in diagnostics: notebook cells as IPython
-    names them (``In[3]``), files by their path."""
+    """How a source file is named in diagnostics: a notebook cell as
+    ``In[3]``, a file by its path."""
     try:
         from IPython import get_ipython
-        ip = get_ipython()
-        if ip is not None and hasattr(ip, "compile") and hasattr(ip.compile, "format_code_name"):
-            named = ip.compile.format_code_name(filename)
-            if named:
-                return named[1]
     except ImportError:
-        pass
-    return filename
+        return filename
+    ip = get_ipython()
+    # IPython 8's cell compiler records which cell each generated file name
+    # holds (its tracebacks say "Cell In[3]" from the same map).
+    cells = getattr(getattr(ip, "compile", None), "_filename_map", None)
+    number = cells.get(filename) if isinstance(cells, dict) else None
+    return f"In[{number}]" if number is not None else filename
 
 
 class _Source:
@@ -162,7 +162,7 @@ class Kernel:
         # Reported at the function's definition, whichever call compiled it.
         code = self.py_func.__code__
         warnings.warn_explicit(f"pydd.kernel: {self.__qualname__} runs as Python; it cannot be compiled:\n"
-                               f"{diagnostic}", FallbackWarning, code.co_filename, code.co_firstlineno,
+                               f"{diagnostic}", FallbackWarning, display_name(code.co_filename), code.co_firstlineno,
                                module=self.py_func.__module__)
         self._impl = self.py_func
 
@@ -183,21 +183,23 @@ class Kernel:
 
 def _compile_group(kernels, caller):
     """Compiles ``kernels`` as one module and binds each to its compiled
-    function. A kernel whose own lines an error points into falls back when
-    it allows it (and the rest are compiled again without it); otherwise the
-    error is raised."""
-    while kernels:
+    function. When an error points into a kernel's own lines, that kernel
+    falls back if it allows it, the error is raised if it is ``caller``,
+    and otherwise the kernel is left out (it raises when it is called); the
+    rest are compiled again without it."""
+    name = "pydd_" + (re.sub(r"\W", "_", caller.py_func.__module__).strip("_") or "main")
+    while caller in kernels:
         group = _Group(kernels)
-        name = "pydd_" + (re.sub(r"\W", "_", caller.py_func.__module__).strip("_") or "main")
         try:
             module = compile_source(group.text, name, opt=caller._opt, extra_args=caller._args,
                                     rename=group.rename)
         except CompileError as e:
             culprits = group.culprits or kernels
-            if not all(k._fallback for k in culprits):
+            if caller in culprits and not caller._fallback:
                 raise CompileError(str(e)) from None
             for k in culprits:
-                k._fall_back(str(e))
+                if k._fallback:
+                    k._fall_back(str(e))
             kernels = [k for k in kernels if k not in culprits]
             continue
         for k in kernels:

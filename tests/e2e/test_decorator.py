@@ -124,10 +124,11 @@ def test_diagnostic_points_into_the_users_file(tmp_path):
     assert "pydd-sources" not in str(info.value)
 
 
-def test_without_fallback_the_error_blocks_the_namespace(tmp_path):
+def test_a_broken_kernel_does_not_block_the_others(tmp_path):
     m = load(tmp_path, BAD)
+    assert m.fine(1) == 2 and m.fine.compiled
     with pytest.raises(pydd.CompileError, match="lambda"):
-        m.fine(1)
+        m.Holder.broken(np.zeros(3))
 
 
 FALLBACK = """\
