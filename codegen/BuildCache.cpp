@@ -1,5 +1,7 @@
 #include "codegen/BuildCache.h"
 
+#include "codegen/InstallLayout.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -67,9 +69,10 @@ void BuildKey::addToolchain(const ToolchainOptions& options, llvm::StringRef pyd
   addFileIdentity(cxx ? *cxx : options.cxx);
   add("flags", levels[std::min(options.optLevel, 3u)]);
   // The precompiled headers are made from these headers with these flags.
-  addTreeContents(PYDD_RUNTIME_INCLUDE_DIR);
-  addFileIdentity(PYDD_LIBRARY_DIR "/libpydd_runtime.a");
-  addFileIdentity(PYDD_LIBRARY_DIR "/libpydd_python.so");
+  const RuntimeLayout& runtime = runtimeLayout();
+  addTreeContents(runtime.includeDir);
+  addFileIdentity(runtime.libraryDir + "/libpydd_runtime.a");
+  addFileIdentity(runtime.libraryDir + "/libpydd_python.so");
 }
 
 std::string BuildKey::hex() {
