@@ -54,7 +54,28 @@ def _import(so, stem):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     _loaded[so] = module
+    _register(module, stem)
     return module
+
+
+def _register(module, stem):
+    """Makes ``import <stem>`` give ``module`` in this process, so that its
+    functions pickle by reference (as ``stem.name``, which a Dask worker
+    imports after ``client.upload_file(module.__file__)``). A name the
+    import system finds otherwise (another module, a standard one) is never
+    shadowed; one of our earlier builds is replaced."""
+    current = sys.modules.get(stem)
+    if current is None:
+        try:
+            taken = importlib.util.find_spec(stem) is not None
+        except (ImportError, ValueError):
+            taken = True
+        if taken:
+            return
+    elif not any(current is m for m in _loaded.values()):
+        return
+    sys.modules[stem] = module
+    module.__name__ = stem  # what cloudpickle records for a reference to the module
 
 
 def _run(exe, args, rename=None):
