@@ -191,9 +191,19 @@ void BuildCache::evict(const std::string& keep) {
   std::vector<Entry> entries;
   uint64_t total = 0;
   std::error_code ec;
+  const auto now = std::chrono::system_clock::now();
   for (fs::directory_iterator it(Root, ec), end; it != end && !ec; it.increment(ec)) {
     fs::file_status st;
-    if (!isEntryName(path::filename(it->path())) || fs::status(it->path(), st) || !fs::is_directory(st)) continue;
+    if (fs::status(it->path(), st) || !fs::is_directory(st)) continue;
+    llvm::StringRef name = path::filename(it->path());
+    // What a killed build or eviction left behind; a day is far longer than
+    // any build still running in there.
+    if ((name.startswith(".tmp-") || name.startswith(".evict-")) &&
+        now - st.getLastModificationTime() > std::chrono::hours(24)) {
+      fs::remove_directories(it->path());
+      continue;
+    }
+    if (!isEntryName(name)) continue;
     uint64_t size = treeSize(it->path());
     total += size;
     entries.push_back({it->path(), st.getLastModificationTime().time_since_epoch().count(), size});

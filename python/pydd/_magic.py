@@ -62,7 +62,7 @@ def pydd_cell_magic(line, cell, shell=None):
         print(str(e), file=sys.stderr)
         return None
     if any(a.startswith("--emit") for a in rest):
-        print(result.stdout, end="")
+        print(result.stdout, end="" if result.stdout.endswith("\n") else "\n")
         return None
     names = {name: value for name, value in vars(result).items() if not name.startswith("_") and callable(value)}
     if shell is not None:
