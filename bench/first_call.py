@@ -10,7 +10,7 @@ Every figure is measured inside a fresh Python process, from just before
 the compile (the magic, the decorated function's first call, the jitted
 function's first call, %%cython) to the first result on the kernel's "small"
 input; interpreter start-up and imports (NumPy, IPython, Numba) are not
-counted. Cold runs get an empty pydd cache / IPython Cython cache each; the
+counted. Cold runs get an empty pydd cache and %%cython cache each; the
 cache-hit run reuses the cache a cold run just filled. The decorator needs
 a kernel that is valid Python, so kernels using pfor show "-" there.
 """
@@ -109,8 +109,10 @@ def main():
             decorated.write_text(decorated_source(source))
             row = {k: [] for k in columns}
             for run in range(args.runs):
+                # %%cython caches its builds under $XDG_CACHE_HOME/ipython.
                 cold = {**env, "PYDD_CACHE_DIR": f"{tmp}/cache-{folder.name}-{run}",
-                        "IPYTHONDIR": f"{tmp}/ipython-{folder.name}-{run}"}
+                        "IPYTHONDIR": f"{tmp}/ipython-{folder.name}-{run}",
+                        "XDG_CACHE_HOME": f"{tmp}/xdg-{folder.name}-{run}"}
                 row["magic"].append(measure(folder, "magic", cold))
                 row["magic_hit"].append(measure(folder, "magic", cold))
                 if python_valid:

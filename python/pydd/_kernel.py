@@ -34,9 +34,14 @@ class FallbackWarning(RuntimeWarning):
 
 
 _lock = threading.RLock()
-# Kernels by id of the global namespace they were defined in, then by name
-# (a notebook cell run again replaces its kernels).
+# By id of the global namespace kernels were defined in: that namespace
+# (held, so that the id is never reused) and its kernels by name (a notebook
+# cell run again replaces its kernels).
 _units = {}
+
+
+def _unit(namespace):
+    return _units.setdefault(id(namespace), (namespace, {}))[1]
 
 _DIAGNOSTIC = re.compile(r"^(?P<path>.*?):(?P<line>\d+):(?P<col>\d+): (?P<rest>.*)$")
 
@@ -129,14 +134,15 @@ class Kernel:
         self._fallback = fallback
         self._args = tuple(str(a) for a in extra_args)
         self._impl = None
-        self._source = _Source(func) if not fallback else None
-        if fallback:
-            try:
-                self._source = _Source(func)
-            except CompileError as e:
-                self._fall_back(str(e))
+        self._source = None
+        try:
+            self._source = _Source(func)
+        except CompileError as e:
+            if not fallback:
+                raise
+            self._fall_back(str(e))
         with _lock:
-            _units.setdefault(id(func.__globals__), {})[func.__name__] = self
+            _unit(func.__globals__)[func.__name__] = self
 
     def __call__(self, *args, **kwargs):
         impl = self._impl
@@ -172,8 +178,7 @@ class Kernel:
         with _lock:
             if self._impl is not None:
                 return self._impl
-            unit = _units.get(id(self.py_func.__globals__), {})
-            group = [k for k in unit.values()
+            group = [k for k in _unit(self.py_func.__globals__).values()
                      if (k._opt, k._args) == (self._opt, self._args) and k._impl is not k.py_func]
             if self not in group:
                 group.append(self)
