@@ -40,7 +40,7 @@ def _shift(message, tmp_path, cell_name, offset):
 
 def pydd_cell_magic(line, cell, shell=None):
     """Compiles the cell and binds its functions in the user namespace.
-    Returns the module (or None when it did not compile)."""
+    Returns nothing: a cell magic's value would be displayed as the cell's."""
     from IPython import get_ipython
     shell = shell or get_ipython()
     try:
@@ -57,7 +57,8 @@ def pydd_cell_magic(line, cell, shell=None):
             rest.append(a)
     cell_name = f"In[{shell.execution_count}]" if shell is not None else "<cell>"
     try:
-        result = compile_source(cell, _MODULE, opt=opt, extra_args=rest, rename=lambda message, tmp: _shift(message, tmp, cell_name, 1))
+        result = compile_source(cell, _MODULE, opt=opt, extra_args=rest,
+                                rename=lambda message, tmp: _shift(message, tmp, cell_name, 1))
     except CompileError as e:
         print(str(e), file=sys.stderr)
         return None
