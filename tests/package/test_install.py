@@ -9,7 +9,6 @@ Run by ctest (which passes the build directory as PYDD_BUILD_DIR)."""
 import os
 import shutil
 import subprocess
-import textwrap
 from pathlib import Path
 
 import pytest
