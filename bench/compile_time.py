@@ -51,8 +51,8 @@ def main():
         for path in kernels:
             lines = sum(1 for _ in open(path))
             t = timed([pyddc, "--emit=cpp", path], args.runs) * 1e3
-            b0 = timed([pyddc, "-O0", path, "-o", out], args.runs)
-            b3 = timed([pyddc, "-O3", path, "-o", out], args.runs)
+            b0 = timed([pyddc, "--no-cache", "-O0", path, "-o", out], args.runs)
+            b3 = timed([pyddc, "--no-cache", "-O3", path, "-o", out], args.runs)
             translate.append(t)
             build0.append(b0)
             build3.append(b3)

@@ -1,5 +1,7 @@
 #include "codegen/Toolchain.h"
 
+#include "codegen/InstallLayout.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -24,8 +26,8 @@ std::vector<std::string> commonFlags(const ToolchainOptions& o) {
   // The precompiled runtime.h comes first: g++ takes it when it was built
   // with these same flags (halving the build of a small kernel) and reads
   // the header itself otherwise.
-  flags.push_back("-I" PYDD_PCH_DIR);
-  flags.push_back("-I" PYDD_RUNTIME_INCLUDE_DIR);
+  flags.push_back("-I" + runtimeLayout().pchDir);
+  flags.push_back("-I" + runtimeLayout().includeDir);
   return flags;
 }
 
@@ -128,9 +130,9 @@ BuildOutput buildPythonModule(const std::string& source, const std::string& modu
   for (const char* f : {"-shared", "-fvisibility=hidden", "-o"}) argv.push_back(f);
   argv.push_back(so);
   argv.push_back(src);
-  argv.push_back(PYDD_LIBRARY_DIR "/libpydd_runtime.a");
-  argv.push_back("-L" PYDD_LIBRARY_DIR);
-  argv.push_back("-Wl,-rpath," PYDD_LIBRARY_DIR);
+  argv.push_back(runtimeLayout().libraryDir + "/libpydd_runtime.a");
+  argv.push_back("-L" + runtimeLayout().libraryDir);
+  argv.push_back("-Wl,-rpath," + runtimeLayout().libraryDir);
   argv.push_back("-lpydd_python");
   // Dense products and factorizations call OpenBLAS; a kernel without them
   // does not keep the dependency.
@@ -162,14 +164,14 @@ BuildOutput buildCppLibrary(const std::string& source, const std::string& header
   std::string ar = findProgram("ar");
   std::string runtimeObjects = scratch.file("runtime");
   if (auto ec = llvm::sys::fs::create_directories(runtimeObjects)) return out.error = ec.message(), out;
-  if (!run({ar, "x", "--output=" + runtimeObjects, PYDD_LIBRARY_DIR "/libpydd_runtime.a"}, scratch, options.verbose, out.error))
+  if (!run({ar, "x", "--output=" + runtimeObjects, runtimeLayout().libraryDir + "/libpydd_runtime.a"}, scratch, options.verbose, out.error))
     return out;
   std::vector<std::string> archiveCmd = {ar, "rcs", archive, obj};
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(runtimeObjects, ec), end; it != end && !ec; it.increment(ec))
     archiveCmd.push_back(it->path());
   if (!run(archiveCmd, scratch, options.verbose, out.error)) return out;
-  if (!run({options.cxx, "-shared", "-o", shared, obj, PYDD_LIBRARY_DIR "/libpydd_runtime.a", "-Wl,--as-needed",
+  if (!run({options.cxx, "-shared", "-o", shared, obj, runtimeLayout().libraryDir + "/libpydd_runtime.a", "-Wl,--as-needed",
             "-lopenblas"},
            scratch, options.verbose, out.error))
     return out;
@@ -179,7 +181,7 @@ BuildOutput buildCppLibrary(const std::string& source, const std::string& header
   return out;
 }
 
-std::string hostCxxFlags() { return "-std=c++17 -fwrapv -ffp-contract=off -I" PYDD_RUNTIME_INCLUDE_DIR; }
+std::string hostCxxFlags() { return "-std=c++17 -fwrapv -ffp-contract=off -I" + runtimeLayout().includeDir; }
 std::string hostLdFlags() { return "-lopenblas -lm"; }
 
 }  // namespace pydd

@@ -8,3 +8,6 @@ echo "== Python host =="
 echo
 echo "== C++ host =="
 "$BUILD/examples/cpp_host"
+echo
+echo "== Dask: kernels in worker processes =="
+/usr/bin/python3 "$ROOT/examples/dask_scaleout.py"

@@ -14,6 +14,8 @@ PACKAGES=(
   pybind11-dev python3-dev      # the Python bridge (built once)
   python3-numpy python3-pytest python3-scipy
   python3-numba cython3 python3-matplotlib   # the benchmark suite's other versions
+  python3-nbclient python3-ipykernel         # the %%pydd magic's notebook, run in a real kernel
+  python3-dask python3-distributed           # kernels on a Dask cluster (examples/dask_scaleout.py)
   libomp-14-dev libopenblas-dev
 )
 
@@ -39,10 +41,14 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 fi
 ninja -C "$BUILD" >/dev/null || ninja -C "$BUILD"
 
-# pyddc on PATH and `import pydd` for Debian's Python, pointing into this
-# checkout (like `pip install -e`).
-if [ -w /usr/local/bin ] || [ "$(id -u)" = 0 ]; then
-  ln -sf "$BUILD/bin/pyddc" /usr/local/bin/pyddc
+# pyddc, the runtime and the CMake package (find_package(pydd)) installed
+# under $PYDD_PREFIX (/usr/local), and `import pydd` for Debian's Python,
+# pointing into this checkout (like `pip install -e`).
+PREFIX="${PYDD_PREFIX:-/usr/local}"
+if [ -w "$PREFIX/bin" ] || [ "$(id -u)" = 0 ]; then
+  # Earlier set-ups linked pyddc into the build tree: never install through that link.
+  if [ -L "$PREFIX/bin/pyddc" ]; then rm -f "$PREFIX/bin/pyddc"; fi
+  cmake --install "$BUILD" --prefix "$PREFIX" >/dev/null
   site="$(/usr/bin/python3 -c 'import site; print(site.getsitepackages()[0])')"
   mkdir -p "$site"
   echo "$ROOT/python" > "$site/pydd-dev.pth"

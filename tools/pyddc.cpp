@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "codegen/BuildCache.h"
 #include "codegen/CppEmitter.h"
 #include "codegen/HostEmitters.h"
 #include "codegen/Toolchain.h"
@@ -13,6 +14,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -52,7 +54,12 @@ cl::opt<bool> TimePasses("time-passes", cl::desc("Report the time each pass take
 cl::opt<bool> VerifyEach("verify-each", cl::desc("Check the IR after sema and after every pass"), cl::cat(Category));
 cl::opt<bool> BoundsCheck("bounds-check", cl::desc("Check element indices (IndexError when out of range)"),
                           cl::cat(Category));
-cl::opt<bool> Verbose("v", cl::desc("Show the C++ compiler commands"), cl::cat(Category));
+cl::opt<bool> Verbose("v", cl::desc("Show the C++ compiler commands and cache use"), cl::cat(Category));
+cl::opt<bool> NoCache("no-cache", cl::desc("Build even when the compile cache holds this build, and do not store it"),
+                      cl::cat(Category));
+cl::opt<bool> InCache("in-cache",
+                      cl::desc("Leave the result in the compile cache and print its directory instead of writing to -o"),
+                      cl::cat(Category));
 cl::opt<std::string> Cxx("cxx", cl::desc("C++ compiler for kernels"), cl::init(PYDD_KERNEL_CXX), cl::cat(Category));
 cl::opt<bool> PrintCxxFlags("cxxflags", cl::desc("Print the compile flags a C++ host needs, then exit"),
                             cl::cat(Category));
@@ -129,9 +136,36 @@ int main(int argc, char** argv) {
   tc.cxx = Cxx;
   tc.optLevel = OptLevel;
   tc.verbose = Verbose;
-  pydd::BuildOutput built = HostKind == Host::Python
-                                ? pydd::buildPythonModule(source, module, OutDir, tc)
-                                : pydd::buildCppLibrary(source, pydd::emitCppHeader(*m), module, OutDir, tc);
+  std::string header = HostKind == Host::Cpp ? pydd::emitCppHeader(*m) : "";
+  auto build = [&](const std::string& dir) {
+    return HostKind == Host::Python ? pydd::buildPythonModule(source, module, dir, tc)
+                                    : pydd::buildCppLibrary(source, header, module, dir, tc);
+  };
+  if (NoCache) {
+    if (InCache) return fail("--in-cache and --no-cache exclude each other");
+    pydd::BuildOutput built = build(OutDir);
+    return built.ok ? 0 : fail(built.error);
+  }
+
+  // The cache key: what was compiled and everything the build depends on.
+  pydd::BuildKey key;
+  key.add("host", HostKind == Host::Python ? "python" : "cpp");
+  key.add("module", module);
+  key.add("source", diag.source());
+  key.add("cpp", source);
+  key.add("header", header);
+  key.addToolchain(tc, sys::fs::getMainExecutable(argv[0], reinterpret_cast<void*>(&fail)));
+  pydd::BuildCache cache(pydd::BuildCache::defaultRoot(), pydd::BuildCache::defaultLimit(), Verbose);
+  std::string entry;
+  bool hit = false;
+  pydd::BuildOutput built = cache.lookupOrBuild(module, key.hex(), build, entry, hit);
   if (!built.ok) return fail(built.error);
+  if (Verbose) errs() << "pyddc: " << (hit ? "cache hit: " : "cached: ") << entry << "\n";
+  if (InCache) {
+    outs() << entry << "\n";
+    return 0;
+  }
+  std::string error;
+  if (!pydd::BuildCache::copyEntry(entry, OutDir, error)) return fail(error);
   return 0;
 }

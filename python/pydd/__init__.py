@@ -17,9 +17,15 @@ Two jobs:
   Intrepydd-only syntax) and :func:`compile` builds it with ``pyddc`` and
   imports the extension module. Neither is exported by ``import *``:
   ``compile`` would shadow the builtin.
+
+* :func:`kernel` (``@pydd.kernel``) compiles typed Python functions where
+  they are written, and ``%load_ext pydd`` gives notebooks the ``%%pydd``
+  cell magic (pydd._magic). All of these go through pyddc's compile cache.
 """
 
 from pydd._lib import *  # noqa: F401,F403
 from pydd._lib import __all__, ArrayType, DictType, HeapType, ListType, SparseMatType, TupleType
 from pydd._loader import rewrite_source, rewrite_tree, load_python
 from pydd._build import CompileError, compile, find_pyddc
+from pydd._kernel import FallbackWarning, Kernel, kernel
+from pydd._magic import load_ipython_extension

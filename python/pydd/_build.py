@@ -42,56 +42,6 @@ def find_pyddc():
     raise CompileError(f"pyddc not found: set PYDDC, put pyddc on PATH or build {local}")
 
 
-def _cache_root():
-    env = os.environ.get("PYDD_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    root = Path(base) / "pydd"
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        if os.access(root, os.W_OK):
-            return root
-    except OSError:
-        pass
-    return Path(tempfile.gettempdir()) / f"pydd-{os.getuid()}"
-
-
-_runtime_dirs = {}
-
-
-def _runtime_stamp(exe):
-    """The runtime headers' latest modification time: generated code
-    includes them, so a header change must not reuse an older module."""
-    if exe not in _runtime_dirs:
-        try:
-            flags = subprocess.run([exe, "--cxxflags"], capture_output=True, text=True, timeout=60).stdout.split()
-        except (OSError, subprocess.SubprocessError):
-            flags = []
-        _runtime_dirs[exe] = [Path(f[2:]) for f in flags if f.startswith("-I")]
-    newest = 0
-    for d in _runtime_dirs[exe]:
-        for header in d.rglob("*.h"):
-            try:
-                newest = max(newest, header.stat().st_mtime_ns)
-            except OSError:
-                pass
-    return str(newest)
-
-
-def _default_out_dir(src, exe, args):
-    """A cache directory named by everything that determines the output."""
-    h = hashlib.sha256()
-    try:
-        stamp = str(os.stat(shutil.which(exe) or exe).st_mtime_ns)
-    except OSError:
-        stamp = ""
-    for part in (str(src.resolve()), src.read_bytes(), exe, stamp, _runtime_stamp(exe), *args):
-        h.update(part if isinstance(part, bytes) else part.encode())
-        h.update(b"\0")
-    return _cache_root() / f"{src.stem}-{h.hexdigest()[:16]}"
-
-
 def _import(so, stem):
     path = so
     if so in _loaded:
@@ -104,17 +54,70 @@ def _import(so, stem):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     _loaded[so] = module
+    _register(module, stem)
     return module
+
+
+def _register(module, stem):
+    """Makes ``import <stem>`` give ``module`` in this process, so that its
+    functions pickle by reference (as ``stem.name``, which a Dask worker
+    imports after ``client.upload_file(module.__file__)``). A name the
+    import system finds otherwise (another module, a standard one) is never
+    shadowed; one of our earlier builds is replaced."""
+    current = sys.modules.get(stem)
+    if current is None:
+        try:
+            taken = importlib.util.find_spec(stem) is not None
+        except (ImportError, ValueError):
+            taken = True
+        if taken:
+            return
+    elif not any(current is m for m in _loaded.values()):
+        return
+    sys.modules[stem] = module
+    module.__name__ = stem  # what cloudpickle records for a reference to the module
+
+
+def _run(exe, args, rename=None):
+    """Runs pyddc; returns its CompletedProcess or raises CompileError with
+    its diagnostics, passed through ``rename`` (which points them at the
+    user's own file) when given."""
+    try:
+        proc = subprocess.run([exe, *args], capture_output=True, text=True, timeout=_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise CompileError(f"cannot run {exe}: {e}") from None
+    stderr = rename(proc.stderr) if rename else proc.stderr
+    if proc.returncode != 0:
+        raise CompileError(stderr.rstrip() or proc.stdout.rstrip()
+                           or f"{exe} exited with status {proc.returncode}")
+    if stderr:
+        sys.stderr.write(stderr)  # warnings, -v output
+    return proc
+
+
+def _import_from_cache(exe, src, args, rename=None):
+    """Builds (or finds) ``src`` in pyddc's compile cache and imports it.
+    Cache entries never change, so a module this process already imported
+    from an entry is that entry's module."""
+    proc = _run(exe, [str(src), "--in-cache", *args], rename)
+    entry = Path(proc.stdout.strip().splitlines()[-1]) if proc.stdout.strip() else None
+    so = entry / (src.stem + EXT_SUFFIX) if entry else None
+    if so is None or not so.is_file():
+        raise CompileError(f"{exe} succeeded but did not print a cache entry holding {src.stem + EXT_SUFFIX}")
+    if so in _loaded:
+        return _loaded[so]
+    return _import(so, src.stem)
 
 
 def compile(path, out_dir=None, opt=3, host="python", extra_args=()):
     """Compiles the .pydd file at ``path`` with pyddc and imports the result.
 
-    ``out_dir`` defaults to a per-user cache directory keyed by the source,
-    the options and the pyddc binary (``$PYDD_CACHE_DIR``, else
-    ``~/.cache/pydd``, else a temporary directory); a module this process
-    already built there is returned without rebuilding. ``opt`` is the -O
-    level, ``extra_args`` more pyddc options (``--bounds-check``, ``-v``).
+    Without ``out_dir`` the module is built into (or found in) pyddc's
+    compile cache (``$PYDD_CACHE_DIR``, else ``~/.cache/pydd``; see the
+    README) and imported from there: a second call, in this process or
+    another, does not rebuild. With ``out_dir`` the module is written there
+    too. ``opt`` is the -O level, ``extra_args`` more pyddc options
+    (``--bounds-check``, ``-v``, ``--no-cache``).
 
     Returns the extension module. With ``host`` other than "python" or an
     ``--emit`` option nothing is imported and the ``CompletedProcess`` is
@@ -124,24 +127,49 @@ def compile(path, out_dir=None, opt=3, host="python", extra_args=()):
     src = Path(path)
     exe = find_pyddc()
     args = [f"-O{opt}", f"--host={host}", *(str(a) for a in extra_args)]
-    cached = out_dir is None
-    out_dir = Path(_default_out_dir(src, exe, args) if cached else out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    so = (out_dir / (src.stem + EXT_SUFFIX)).resolve()
-    if cached and so in _loaded:
-        return _loaded[so]
-    try:
-        proc = subprocess.run([exe, str(src), "-o", str(out_dir), *args],
-                              capture_output=True, text=True, timeout=_TIMEOUT_S)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise CompileError(f"cannot run {exe}: {e}") from None
-    if proc.returncode != 0:
-        raise CompileError(proc.stderr.rstrip() or proc.stdout.rstrip()
-                           or f"{exe} exited with status {proc.returncode}")
-    if proc.stderr:
-        sys.stderr.write(proc.stderr)  # warnings, -v output
-    if host != "python" or any(a.startswith("--emit") for a in args):
+    emits = host != "python" or any(a.startswith("--emit") for a in args)
+    if out_dir is None and not emits and "--no-cache" not in args:
+        return _import_from_cache(exe, src, args)
+    if out_dir is None and not emits:
+        out_dir = Path(tempfile.mkdtemp(prefix=f"pydd-{src.stem}-"))
+    out_args = ["-o", str(out_dir)] if out_dir is not None else []
+    if out_dir is not None:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+    proc = _run(exe, [str(src), *out_args, *args])
+    if emits:
         return proc
+    so = (Path(out_dir) / (src.stem + EXT_SUFFIX)).resolve()
     if not so.is_file():
         raise CompileError(f"{exe} succeeded but did not write {so}")
     return _import(so, src.stem)
+
+
+def compile_source(source, name, opt=3, extra_args=(), rename=None):
+    """Compiles pydd source text as the module ``name`` (through the compile
+    cache) and imports it. ``rename(text)`` rewrites pyddc's diagnostics,
+    which name a temporary file, to point at where the source came from.
+    With an ``--emit`` option the CompletedProcess is returned instead."""
+    exe = find_pyddc()
+    args = [f"-O{opt}", *(str(a) for a in extra_args)]
+    src = _source_file(source, name)
+    fix = (lambda text: rename(text, str(src))) if rename else None
+    if any(a.startswith("--emit") for a in args):
+        return _run(exe, [str(src), *args], fix)
+    return _import_from_cache(exe, src, args, fix)
+
+
+def _source_file(source, name):
+    """A file holding ``source``, at a path that depends only on it: the
+    generated C++ names its source file, and a path that changed from one
+    process to the next would defeat the compile cache."""
+    digest = hashlib.sha256(f"{name}\0{source}".encode()).hexdigest()[:24]
+    src = Path(tempfile.gettempdir()) / f"pydd-sources-{os.getuid()}" / digest / f"{name}.pydd"
+    if not src.is_file() or src.read_text(encoding="utf-8") != source:
+        src.parent.mkdir(parents=True, exist_ok=True)
+        # Written whole under another name and renamed: another process may
+        # be reading the same file.
+        fd, tmp = tempfile.mkstemp(dir=src.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(source)
+        os.replace(tmp, src)
+    return src

@@ -35,7 +35,7 @@ def test_kernel_builds_use_the_precompiled_runtime_header(opt, tmp_path):
     # header it used with '!': a flag drifting between CMake's PCH build and
     # pyddc would silently double every small kernel's build time.
     source = KERNELS / "fib.pydd"
-    verbose = run_pyddc("-v", f"-O{opt}", source, "-o", tmp_path)
+    verbose = run_pyddc("-v", "--no-cache", f"-O{opt}", source, "-o", tmp_path)
     assert verbose.returncode == 0, verbose.stderr
     command = shlex.split(verbose.stderr.splitlines()[0])
     cpp = next(a for a in command if a.endswith(".cpp"))
