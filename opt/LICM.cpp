@@ -101,8 +101,8 @@ class LoopHoister {
     Guard = entryTest();
   }
 
-  /// Rewrites the loop's body; returns what goes before the loop, split in
-  /// what needs the entry guard and what does not.
+  /// Rewrites the loop's body, collecting what goes before the loop in
+  /// `unguarded` and `guarded` (what needs the entry test `Guard`).
   void run() {
     Block& body = *(Loop.kind == StmtKind::For ? cast<For>(Loop).body : cast<While>(Loop).body);
     bool prefixOpen = true;
@@ -117,9 +117,8 @@ class LoopHoister {
   ExprPtr Guard;
 
  private:
+  /// exitsEarly for one statement of the body.
   bool exitsEarlyStmt(const Stmt& s) {
-    auto b = std::make_unique<Block>(s.loc);
-    // exitsEarly works on blocks; a statement is the block of itself.
     bool r = false;
     switch (s.kind) {
       case StmtKind::Break:
@@ -227,10 +226,8 @@ class LoopHoister {
       }
       case StmtKind::While: {
         auto& w = cast<While>(s);
-        bool conditional = true;
         scan(w.cond, mustExec, seenRisk);
         scanBlock(*w.body);
-        (void)conditional;
         return;
       }
       case StmtKind::Task: return scanBlock(*cast<Task>(s).body);

@@ -24,10 +24,14 @@ struct PassInfo {
 const std::vector<PassInfo>& registry() {
   static const std::vector<PassInfo> passes = {
       {"fold", "constant folding", 1, [](Function& f, PassContext&) { constantFold(f); }},
-      // Fusion first: the scalars and extents it evaluates before each fused
-      // loop are what LICM then moves out of the enclosing loops.
-      {"fuse", "dense element-wise fusion", 2, fuseElementwise},
+      // LICM runs before fusion, so that a whole-array operation that is
+      // invariant leaves the loop before fusion makes it a loop nest of its
+      // own, and again after it, for the extents and the run-time tests
+      // fusion evaluates before each fused loop. --disable-pass=licm
+      // disables both.
       {"licm", "loop-invariant code motion", 2, loopInvariantCodeMotion},
+      {"fuse", "dense element-wise fusion", 2, fuseElementwise},
+      {"licm", "loop-invariant code motion (after fusion)", 2, loopInvariantCodeMotion},
       {"dce", "dead code elimination", 1, eliminateDeadCode},
   };
   return passes;
@@ -48,7 +52,8 @@ std::string PassContext::freshName(const Function& f, const std::string& hint) {
 
 std::vector<std::string> passNames() {
   std::vector<std::string> names;
-  for (auto& p : registry()) names.push_back(p.name);
+  for (auto& p : registry())
+    if (!contains(names, p.name)) names.push_back(p.name);
   return names;
 }
 
