@@ -59,6 +59,7 @@ class Resolver : public Mutator {
   Resolver(Module& m, Diagnostics& d) : M(m), Diag(d) {}
 
   ExprPtr mutate(ExprPtr e) override {
+    if (ExprPtr numpy = resolveNumpy(e)) return numpy;
     // `A.shape[k]` -> shape(A, k): the only use of `.shape` so far.
     if (auto* idx = dyn_cast<Index>(e.get())) {
       if (auto* attr = dyn_cast<Attribute>(idx->base.get()); attr && attr->name == "shape") {
@@ -74,9 +75,9 @@ class Resolver : public Mutator {
     }
     mutateChildren(*e);
     if (auto* attr = dyn_cast<Attribute>(e.get())) {
-      // Array attributes are library calls: A.shape, A.T, A.ndim, A.size.
+      // Array attributes are library calls: A.shape, A.T, A.ndim, A.size, A.dtype.
       static const std::map<std::string, const char*> attributes = {
-          {"shape", "shape"}, {"T", "transpose"}, {"ndim", "ndim"}, {"size", "size"}};
+          {"shape", "shape"}, {"T", "transpose"}, {"ndim", "ndim"}, {"size", "size"}, {"dtype", "dtype"}};
       auto it = attributes.find(attr->name);
       if (it != attributes.end()) {
         auto call = std::make_unique<Call>(attr->loc, it->second);
@@ -104,6 +105,61 @@ class Resolver : public Mutator {
   Function* Current = nullptr;
 
  private:
+  // ---- NumPy's spelling: np.sum(x), np.float64, np.pi ----
+
+  /// Whether `e` names the numpy module (`np`, `numpy`) or numpy.linalg.
+  bool isNumpyModule(const Expr& e) {
+    if (auto* v = dyn_cast<VarRef>(&e))
+      return !isVariable(v->name) && std::find(M.numpyAliases.begin(), M.numpyAliases.end(), v->name) != M.numpyAliases.end();
+    if (auto* a = dyn_cast<Attribute>(&e)) return a->name == "linalg" && isNumpyModule(*a->base);
+    return false;
+  }
+
+  /// `np.name(args)` becomes the catalog's function for numpy.name (a
+  /// plain call, so that sema goes on as for `from pydd import *`), and
+  /// `np.float64`, `np.pi`, ... their values. Null when `e` is neither.
+  ExprPtr resolveNumpy(ExprPtr& e) {
+    if (auto* c = dyn_cast<Call>(e.get()); c && c->isMethod && c->target == CallTarget::Unresolved &&
+                                            !c->args.empty() && isNumpyModule(*c->args[0])) {
+      bool linalg = c->args[0]->kind == ExprKind::Attribute;
+      std::string name = (linalg ? "linalg." : "") + c->callee;
+      c->isMethod = false;
+      c->args.erase(c->args.begin());
+      ScalarKind k;
+      if (!linalg && parseNumpyScalarName(c->callee, k)) {
+        c->callee = scalarName(k);  // a conversion, as float64(x)
+        return mutate(std::move(e));
+      }
+      const LibraryFunction* lib = lookupNumpyFunction(name);
+      if (!lib) {
+        Diag.error(c->loc, "numpy." + name + " is not supported in pydd kernels");
+        return std::make_unique<IntLit>(c->loc, 0);
+      }
+      // Bound here: a user function of the same name does not hide it.
+      c->callee = lib->name;
+      mutateChildren(*e);
+      return bindLibrary(std::move(e), *lib);
+    }
+    auto* attr = dyn_cast<Attribute>(e.get());
+    if (!attr || !isNumpyModule(*attr->base)) return nullptr;
+    ScalarKind k;
+    if (parseNumpyScalarName(attr->name, k)) return typedZero(attr->loc, k);
+    static const std::map<std::string, double> constants = {
+        {"pi", M_PI}, {"e", M_E}, {"inf", INFINITY}, {"Inf", INFINITY}, {"nan", NAN}, {"NaN", NAN}, {"euler_gamma", 0.5772156649015329}};
+    auto it = constants.find(attr->name);
+    if (it != constants.end()) return std::make_unique<FloatLit>(attr->loc, it->second);
+    Diag.error(attr->loc, "numpy." + attr->name + " is not supported in pydd kernels");
+    return std::make_unique<IntLit>(attr->loc, 0);
+  }
+
+  /// NumPy's scalar type names: pydd's, and bool_, float_, int_, intp.
+  static bool parseNumpyScalarName(const std::string& name, ScalarKind& k) {
+    if (name == "bool_") return k = ScalarKind::Bool, true;
+    if (name == "float_") return k = ScalarKind::Float64, true;
+    if (name == "int_" || name == "intp") return k = ScalarKind::Int64, true;
+    return name != "int" && name != "float" && parseScalarName(name, k);
+  }
+
   bool isVariable(const std::string& name) {
     if (!Current) return false;
     for (auto& p : Current->params)
@@ -171,7 +227,9 @@ class Resolver : public Mutator {
       bindArguments(c, names, names.size(), false);
       return e;
     }
-    if (const LibraryFunction* lib = lookupLibraryFunction(c.callee)) {
+    const LibraryFunction* lib = lookupLibraryFunction(c.callee);
+    if (!lib) lib = lookupNumpyFunction(c.callee);  // `from numpy import subtract`
+    if (lib) {
       if (lib->methodOnly) {
         Diag.error(c.loc, "'" + c.callee + "' is a method; call it as x." + c.callee + "(...)");
         return e;
@@ -188,6 +246,12 @@ class Resolver : public Mutator {
     c.library = &lib;
     bool variadic = !lib.params.empty() && std::string(lib.params.back()) == "*";
     std::vector<std::string> names(lib.params.begin(), lib.params.end() - (variadic ? 1 : 0));
+    // arange(n, dtype=T) is arange(0, n, 1, dtype=T): fill the gap.
+    if (std::string(lib.name) == "arange" && c.args.size() == 1 && c.keywords.size() == 1 &&
+        c.keywords[0].name == "dtype") {
+      c.args.insert(c.args.begin(), std::make_unique<IntLit>(c.loc, 0));
+      c.args.push_back(std::make_unique<IntLit>(c.loc, 1));
+    }
     bindArguments(c, names, lib.required, variadic);
     // A dtype argument may be written as a bare type name.
     for (size_t i = 0; i < names.size() && i < c.args.size(); ++i)

@@ -148,6 +148,15 @@ std::string emitNdim(const Call& c, llvm::ArrayRef<std::string>) {
 }
 std::string emitSize(const Call&, llvm::ArrayRef<std::string> args) { return "(" + args[0] + ").size()"; }
 
+/// A.dtype: the typed zero of A's element type, which is how a dtype is a
+/// value in pydd (`zeros(n, dtype=A.dtype)`).
+Type dtypeType(const Call& c, TypeRuleError& err) {
+  const Type& a = arg(c, 0)->type;
+  if (!a.isArray() && !a.isSparse()) return fail(err, 0, "'.dtype' needs an array, got " + a.str());
+  return Type::scalar(a.elem());
+}
+std::string emitDtype(const Call& c, llvm::ArrayRef<std::string>) { return castTo(c.type.elem(), "0"); }
+
 }  // namespace
 
 void addAllocationFunctions(std::vector<LibraryFunction>& out) {
@@ -167,6 +176,7 @@ void addAllocationFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("shape", C::Query, {"a", "axis"}, 1, "numpy.shape", shapeType, emitShape));
   out.push_back(entry("ndim", C::Query, {"a"}, 1, "numpy.ndim", arrayQueryType, emitNdim));
   out.push_back(entry("size", C::Query, {"a"}, 1, "numpy.size", arrayQueryType, emitSize));
+  out.push_back(entry("dtype", C::Query, {"a"}, 1, "numpy.ndarray.dtype", dtypeType, emitDtype));
 }
 
 }  // namespace pydd::catalog

@@ -106,4 +106,25 @@ const LibraryFunction* lookupLibraryFunction(llvm::StringRef name) {
   return it == index.end() ? nullptr : it->second;
 }
 
+const LibraryFunction* lookupNumpyFunction(llvm::StringRef name) {
+  static const llvm::StringMap<const LibraryFunction*> index = [] {
+    llvm::StringMap<const LibraryFunction*> m;
+    // From each entry's NumPy equivalent when it is exactly one NumPy
+    // function ("numpy.subtract", "numpy.min / min"; not "numpy.dot (1-D)").
+    for (auto& f : libraryFunctions()) {
+      llvm::StringRef eq = llvm::StringRef(f.numpy).split(" / ").first;
+      if (!eq.consume_front("numpy.") || eq.contains(' ') || eq.startswith("ndarray.")) continue;
+      m.try_emplace(eq, &f);
+    }
+    // NumPy's other spellings of the same functions.
+    static const std::pair<const char*, const char*> aliases[] = {
+        {"divide", "div"}, {"abs", "abs"}, {"amax", "max"}, {"amin", "min"}, {"dot", "matmult"}, {"pow", "pow"}};
+    for (auto& [alias, entry] : aliases)
+      if (const LibraryFunction* f = lookupLibraryFunction(entry)) m.try_emplace(alias, f);
+    return m;
+  }();
+  auto it = index.find(name);
+  return it == index.end() ? nullptr : it->second;
+}
+
 }  // namespace pydd

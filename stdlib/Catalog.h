@@ -76,6 +76,10 @@ struct LibraryFunction {
 
 /// The entry named `name`, or null.
 const LibraryFunction* lookupLibraryFunction(llvm::StringRef name);
+/// The entry that implements NumPy's `numpy.<name>` (`np.subtract` is sub,
+/// `np.linalg.norm` is "linalg.norm"), or null: what `np.name(...)` and a
+/// name from `from numpy import ...` resolve to.
+const LibraryFunction* lookupNumpyFunction(llvm::StringRef name);
 /// Every entry, in catalog order (for documentation and tests).
 const std::vector<LibraryFunction>& libraryFunctions();
 
