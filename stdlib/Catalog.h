@@ -42,6 +42,8 @@ struct ElementRule {
   bool resultBool;
   /// NumPy refuses bool operands, or gives int8/float16 which pydd lacks.
   bool rejectsBool;
+  /// NumPy refuses float operands (the bitwise functions).
+  bool rejectsFloat = false;
 };
 
 struct LibraryFunction {

@@ -327,6 +327,22 @@ tan = np.tan
 acos = np.arccos
 asin = np.arcsin
 atan = np.arctan
+tanh = np.tanh
+sinh = np.sinh
+cosh = np.cosh
+log2 = np.log2
+log10 = np.log10
+exp2 = np.exp2
+expm1 = np.expm1
+log1p = np.log1p
+square = np.square
+sign = np.sign
+arctan2 = np.arctan2
+hypot = np.hypot
+logical_xor = np.logical_xor
+bitwise_and = np.bitwise_and
+bitwise_or = np.bitwise_or
+bitwise_xor = np.bitwise_xor
 
 
 def _keeps_integers(ufunc, x):
@@ -1013,6 +1029,8 @@ __all__ = [
     "eq", "neq", "lt", "gt", "le", "ge", "logical_and", "logical_or",
     "abs", "minus", "isnan", "isinf", "logical_not", "elemwise_not",
     "sqrt", "exp", "log", "cos", "sin", "tan", "acos", "asin", "atan", "floor", "ceil",
+    "tanh", "sinh", "cosh", "log2", "log10", "exp2", "expm1", "log1p", "square", "sign",
+    "arctan2", "hypot", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
     "sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "allclose", "where",
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",

@@ -45,7 +45,8 @@ MAX_KERNELS = 64
 
 # Element-wise functions whose float results may differ from NumPy's by a few
 # ulp: NumPy uses its own SIMD (SVML) implementations on AVX-512 machines.
-ULP_FUNCTIONS = {"exp", "log", "cos", "sin", "tan", "acos", "asin", "atan", "pow"}
+ULP_FUNCTIONS = {"exp", "log", "cos", "sin", "tan", "acos", "asin", "atan", "pow", "tanh", "sinh", "cosh", "log2",
+                 "log10", "exp2", "expm1", "log1p", "arctan2", "hypot"}
 ULPS = 4
 
 BINARY = ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum",
@@ -54,6 +55,11 @@ UNARY = ("abs", "minus", "isnan", "isinf", "logical_not", "elemwise_not", "sqrt"
          "cos", "sin", "tan", "acos", "asin", "atan", "floor", "ceil")
 REDUCTIONS = ("sum", "prod", "min", "max", "argmin", "argmax", "any", "all", "mean")
 AXIS_REDUCTIONS = ("sum", "prod", "min", "max", "mean")
+# The ufuncs of runtime/include/pydd/ufuncs.h (family "ufuncs"): every dtype
+# NumPy defines them on, every rank; binary ones over fewer rank pairs.
+MORE_UNARY = ("tanh", "sinh", "cosh", "log2", "log10", "exp2", "expm1", "log1p", "square", "sign")
+MORE_BINARY = ("arctan2", "hypot", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor")
+MORE_BINARY_RANK_PAIRS = ((0, 0), (1, 1), (0, 2), (2, 1), (1, 3), (3, 3))
 
 
 def _keep_int(ufunc):
@@ -72,7 +78,8 @@ UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_
           "logical_or": np.logical_or, "abs": np.absolute, "minus": np.negative, "isnan": np.isnan,
           "isinf": np.isinf, "logical_not": np.logical_not, "elemwise_not": np.logical_not, "sqrt": np.sqrt,
           "exp": np.exp, "log": np.log, "cos": np.cos, "sin": np.sin, "tan": np.tan, "acos": np.arccos,
-          "asin": np.arcsin, "atan": np.arctan, "floor": _keep_int(np.floor), "ceil": _keep_int(np.ceil)}
+          "asin": np.arcsin, "atan": np.arctan, "floor": _keep_int(np.floor), "ceil": _keep_int(np.ceil),
+          **{fn: getattr(np, fn) for fn in MORE_UNARY + MORE_BINARY}}
 
 
 def type_text(dtype, rank):
@@ -400,6 +407,28 @@ def unary_family():
                 cases.append(Case(_name(fn, _sig(dt, r)), "unary", [Param("a", dt, r, role)], f"return {fn}(a)",
                                   unary_patterns(r), compare="ulp" if fn in ULP_FUNCTIONS else "exact",
                                   oracle=(np.absolute if r else abs) if fn == "abs" else UFUNCS[fn]))
+    return cases
+
+
+def ufuncs_family():
+    cases = []
+    for fn in MORE_UNARY:
+        for dt in DTYPES:
+            if dt == "bool":
+                continue  # NumPy rejects bool (sign) or gives int8/float16
+            for r in RANKS:
+                cases.append(Case(_name(fn, _sig(dt, r)), "ufuncs", [Param("a", dt, r, "any")], f"return {fn}(a)",
+                                  unary_patterns(r), compare="ulp" if fn in ULP_FUNCTIONS else "exact",
+                                  oracle=UFUNCS[fn]))
+    for fn in MORE_BINARY:
+        for dt in (("bool",) + INTS if fn.startswith("bitwise") else DTYPES):
+            if dt == "bool" and fn in ULP_FUNCTIONS:
+                continue
+            for ra, rb in MORE_BINARY_RANK_PAIRS:
+                cases.append(Case(_name(fn, _sig(dt, ra), _sig(dt, rb)), "ufuncs", _ab(dt, ra, dt, rb),
+                                  f"return {fn}(a, b)", binary_patterns(ra, rb),
+                                  compare="ulp" if fn in ULP_FUNCTIONS else "exact",
+                                  check_message=True, op_name=fn, oracle=UFUNCS[fn]))
     return cases
 
 
@@ -754,7 +783,7 @@ def print_family():
     return cases
 
 
-FAMILIES = (binary_family, promote_family, unary_family, reduce_family, axis_family, where_family,
+FAMILIES = (binary_family, promote_family, unary_family, ufuncs_family, reduce_family, axis_family, where_family,
             allclose_family, alloc_family, linalg_family, operator_family, literal_family, method_family,
             builtins_family, print_family)
 

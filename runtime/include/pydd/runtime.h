@@ -14,3 +14,4 @@
 #include "pydd/scalar.h"
 #include "pydd/slice.h"
 #include "pydd/sparse.h"
+#include "pydd/ufuncs.h"
