@@ -289,8 +289,16 @@ class Resolver : public Mutator {
         return;
       }
     }
-    // Trailing omitted optionals are dropped; a gap is impossible to fill.
+    // Trailing omitted optionals are dropped; a gap is impossible to fill,
+    // but for a library function's `axis`: NumPy's axis=None is all_axes()
+    // (`np.var(x, ddof=1)`).
     while (!c.args.empty() && !c.args.back()) c.args.pop_back();
+    if (c.target == CallTarget::Library)
+      for (size_t i = 0; i < c.args.size(); ++i)
+        if (!c.args[i] && names[i] == "axis") {
+          auto all = std::make_unique<Call>(c.loc, "all_axes");
+          c.args[i] = resolveCall(std::move(all));
+        }
     for (size_t i = 0; i < c.args.size(); ++i)
       if (!c.args[i]) Diag.error(c.loc, c.callee + "() missing argument '" + names[i] + "'");
   }

@@ -91,6 +91,7 @@ const std::vector<LibraryFunction>& libraryFunctions() {
     catalog::addLinearAlgebraFunctions(all);
     catalog::addContainerFunctions(all);
     catalog::addSparseFunctions(all);
+    catalog::addNumericFunctions(all);
     return all;
   }();
   return entries;

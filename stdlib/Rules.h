@@ -63,5 +63,6 @@ void addReductionFunctions(std::vector<LibraryFunction>& out);
 void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out);
 void addContainerFunctions(std::vector<LibraryFunction>& out);
 void addSparseFunctions(std::vector<LibraryFunction>& out);
+void addNumericFunctions(std::vector<LibraryFunction>& out);
 
 }  // namespace pydd::catalog

@@ -418,6 +418,34 @@ def mean(a, axis=None):
     return np.mean(a, axis=axis)
 
 
+def all_axes():
+    """pydd's spelling of NumPy's ``axis=None``."""
+    return None
+
+
+def var(a, axis=None, ddof=0):
+    """``numpy.var(a, axis, ddof=ddof)``."""
+    return np.var(a, axis=axis, ddof=ddof)
+
+
+def std(a, axis=None, ddof=0):
+    """``numpy.std(a, axis, ddof=ddof)``."""
+    return np.std(a, axis=axis, ddof=ddof)
+
+
+count_nonzero = np.count_nonzero
+trace = np.trace
+cumsum = np.cumsum
+cumprod = np.cumprod
+diff = np.diff
+linspace = np.linspace
+eye = np.eye
+identity = np.identity
+outer = np.outer
+isclose = np.isclose
+clip = np.clip
+
+
 def min(*args, **kwargs):
     """``numpy.min`` of an array (NaN propagates; ``min(A, axis)``); the
     builtin on scalars and lists."""
@@ -1031,6 +1059,8 @@ __all__ = [
     "sqrt", "exp", "log", "cos", "sin", "tan", "acos", "asin", "atan", "floor", "ceil",
     "tanh", "sinh", "cosh", "log2", "log10", "exp2", "expm1", "log1p", "square", "sign",
     "arctan2", "hypot", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "all_axes", "var", "std", "count_nonzero", "trace", "cumsum", "cumprod", "diff", "linspace", "eye",
+    "identity", "outer", "isclose", "clip",
     "sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "allclose", "where",
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",

@@ -472,6 +472,86 @@ def axis_family():
     return cases
 
 
+def numeric_family():
+    """runtime/include/pydd/numeric.h: var/std (ddof, axis), count_nonzero,
+    trace, cumsum/cumprod (flat and along an axis), diff, linspace, eye,
+    identity, outer, isclose, clip."""
+    cases = []
+    for dt in DTYPES:
+        stat = dict(compare="approx" if dt != "bool" else "exact", rtol=_approx_rtol(dt))
+        for r in (1, 2, 3):
+            a = [Param("a", dt, r)]
+            for fn in ("var", "std"):
+                if dt != "bool":
+                    cases.append(Case(_name(fn, _sig(dt, r)), "numeric", a, f"return {fn}(a)", reduce_patterns(r),
+                                      scale=(lambda x, fn=fn: getattr(np, fn)(x) + 1), oracle=getattr(np, fn), **stat))
+                    cases.append(Case(_name(fn, _sig(dt, r), "ddof"), "numeric", a, f"return {fn}(a, ddof=1)",
+                                      reduce_patterns(r), scale=(lambda x, fn=fn: getattr(np, fn)(x, ddof=1) + 1),
+                                      oracle=lambda x, fn=fn: getattr(np, fn)(x, ddof=1), **stat))
+                    if r > 1:
+                        cases.append(Case(_name(fn, _sig(dt, r), "ax1"), "numeric", a, f"return {fn}(a, 1, 1)",
+                                          reduce_patterns(r), scale=(lambda x, fn=fn: getattr(np, fn)(x, axis=1, ddof=1) + 1),
+                                          oracle=lambda x, fn=fn: getattr(np, fn)(x, axis=1, ddof=1), **stat))
+            cases.append(Case(_name("count_nonzero", _sig(dt, r)), "numeric", a, "return count_nonzero(a)",
+                              reduce_patterns(r), oracle=np.count_nonzero))
+            for fn in ("cumsum", "cumprod"):
+                scan = dict(compare="approx" if dt in FLOATS else "exact", rtol=_approx_rtol(dt))
+                cases.append(Case(_name(fn, _sig(dt, r)), "numeric", a, f"return {fn}(a)", reduce_patterns(r),
+                                  scale=(lambda x, fn=fn: getattr(np, fn)(x) + 1), oracle=getattr(np, fn), **scan))
+                cases.append(Case(_name(fn, _sig(dt, r), "axm1"), "numeric", a, f"return {fn}(a, -1)",
+                                  reduce_patterns(r), scale=(lambda x, fn=fn: getattr(np, fn)(x, axis=-1) + 1),
+                                  oracle=lambda x, fn=fn: getattr(np, fn)(x, axis=-1), **scan))
+            cases.append(Case(_name("diff", _sig(dt, r)), "numeric", a, "return diff(a)", reduce_patterns(r),
+                              oracle=np.diff))
+            cases.append(Case(_name("diff", _sig(dt, r), "n2ax0"), "numeric", a, "return diff(a, 2, 0)",
+                              reduce_patterns(r), oracle=lambda x: np.diff(x, 2, 0)))
+        sq = full(2)
+        cases.append(Case(_name("trace", _sig(dt, 2)), "numeric", [Param("a", dt, 2)], "return trace(a)",
+                          [[sq], [(4, 4)], [(0, 3)], [("strided", (3, 5))], [("transposed", (3, 4))]],
+                          compare="approx" if dt in FLOATS else "exact", rtol=_approx_rtol(dt),
+                          scale=lambda x: np.abs(x).sum() + 1, oracle=np.trace))
+        for dtb in ("bool", "int32", "float64"):
+            cases.append(Case(_name("outer", _sig(dt, 1), _sig(dtb, 2)), "numeric", _ab(dt, 1, dtb, 2),
+                              "return outer(a, b)", [[(3,), (2, 2)], [(0,), (2, 3)], [("strided", (4,)), (1, 2)]],
+                              oracle=np.outer))
+        if dt != "bool":
+            for ra, rb in ((0, 1), (1, 1), (2, 1), (1, 0)):
+                cases.append(Case(_name("isclose", _sig(dt, ra), _sig(dt, rb)), "numeric", _ab(dt, ra, dt, rb),
+                                  "return isclose(a, b)", binary_patterns(ra, rb)[:5], oracle=np.isclose))
+            cases.append(Case(_name("isclose", _sig(dt, 1), _sig(dt, 1), "tol"), "numeric",
+                              _ab(dt, 1, dt, 1) + [Param("rtol", "float64", 0, "pos")],
+                              "return isclose(a, b, rtol, 0.5, True)",
+                              [[(5,), ("near", 0, 1e-3), None], [(4,), (4,), None], [(0,), (0,), None]],
+                              oracle=lambda a, b, r: np.isclose(a, b, r, 0.5, True)))
+            # Finite scalar bounds: NumPy 1.x ignores a NaN scalar bound (deprecated; NumPy 2
+            # and pydd propagate it, as NumPy 1.x does for array bounds, tested below).
+            for ra in (0, 1, 2):
+                cases.append(Case(_name("clip", _sig(dt, ra)), "numeric",
+                                  [Param("a", dt, ra), Param("lo", dt, 0, "finite"), Param("hi", dt, 0, "finite")],
+                                  "return clip(a, lo, hi)", [[full(ra), None, None] for _ in range(4)],
+                                  oracle=np.clip, zero_sign=False))
+            cases.append(Case(_name("clip", _sig(dt, 2), "arrays"), "numeric",
+                              [Param("a", dt, 2), Param("lo", dt, 1), Param("hi", dt, 0, "finite")],
+                              "return clip(a, lo, hi)", [[(3, 4), (4,), None], [(0, 4), (4,), None]],
+                              oracle=np.clip, zero_sign=False))
+        if dt != "bool":
+            cases.append(Case(_name("eye", _sig(dt, 0)), "numeric", [Param("n", "int64", 0, "count")],
+                              f"return eye(n, n + 1, 1, {dt})", [[("value", 3)], [("value", 0)], [("value", 1)]],
+                              oracle=lambda n, dt=dt: np.eye(n, n + 1, 1, dt)))
+            cases.append(Case(_name("identity", _sig(dt, 0)), "numeric", [Param("n", "int64", 0, "count")],
+                              f"return identity(n, {dt})", [[("value", 3)], [("value", 0)]],
+                              oracle=lambda n, dt=dt: np.identity(n, dt)))
+    for fn in ("linspace",):
+        lin = [Param("a", "float64", 0, "finite"), Param("b", "float64", 0, "finite"), Param("n", "int64", 0, "count")]
+        cases.append(Case(_name(fn, "f64r0", "num"), "numeric", lin, "return linspace(a, b, n)",
+                          [[None, None, ("value", k)] for k in (0, 1, 2, 7, 50)] + [[("value", 1.0), ("value", 1.0), ("value", 5)],
+                                                                                 [None, None, ("value", -1)]],
+                          oracle=np.linspace))
+        cases.append(Case(_name(fn, "f64r0", "open"), "numeric", lin, "return linspace(a, b, n, False)",
+                          [[None, None, ("value", k)] for k in (0, 1, 7)], oracle=lambda a, b, n: np.linspace(a, b, n, False)))
+    return cases
+
+
 def where_family():
     cases = []
     for dt in ("bool", "int32", "float64"):
@@ -783,7 +863,7 @@ def print_family():
     return cases
 
 
-FAMILIES = (binary_family, promote_family, unary_family, ufuncs_family, reduce_family, axis_family, where_family,
+FAMILIES = (binary_family, promote_family, unary_family, ufuncs_family, numeric_family, reduce_family, axis_family, where_family,
             allclose_family, alloc_family, linalg_family, operator_family, literal_family, method_family,
             builtins_family, print_family)
 

@@ -14,35 +14,21 @@ namespace pydd::op {
 
 // Transcendentals run on the compute type (float32 stays float32, as
 // NumPy's loops); integer operands arrive as float64.
-#define PYDD_UFUNC_FLOAT1(name, fn)                                  \
-  struct name {                                                      \
-    template <class T>                                               \
-    auto operator()(T a) const {                                     \
-      if constexpr (std::is_floating_point_v<T>) return std::fn(a);  \
-      else return std::fn(static_cast<double>(a));                   \
-    }                                                                \
-  };
-PYDD_UFUNC_FLOAT1(tanh, tanh)
-PYDD_UFUNC_FLOAT1(sinh, sinh)
-PYDD_UFUNC_FLOAT1(cosh, cosh)
-PYDD_UFUNC_FLOAT1(log2, log2)
-PYDD_UFUNC_FLOAT1(log10, log10)
-PYDD_UFUNC_FLOAT1(exp2, exp2)
-PYDD_UFUNC_FLOAT1(expm1, expm1)
-PYDD_UFUNC_FLOAT1(log1p, log1p)
-#undef PYDD_UFUNC_FLOAT1
-
-#define PYDD_UFUNC_FLOAT2(name, fn)                                                            \
-  struct name {                                                                                \
-    template <class T>                                                                         \
-    auto operator()(T a, T b) const {                                                          \
-      if constexpr (std::is_floating_point_v<T>) return std::fn(a, b);                         \
-      else return std::fn(static_cast<double>(a), static_cast<double>(b));                     \
-    }                                                                                          \
-  };
-PYDD_UFUNC_FLOAT2(arctan2, atan2)
-PYDD_UFUNC_FLOAT2(hypot, hypot)
-#undef PYDD_UFUNC_FLOAT2
+template <class T>
+auto as_float(T a) {
+  if constexpr (std::is_floating_point_v<T>) return a;
+  else return static_cast<double>(a);
+}
+struct tanh { template <class T> auto operator()(T a) const { return std::tanh(as_float(a)); } };
+struct sinh { template <class T> auto operator()(T a) const { return std::sinh(as_float(a)); } };
+struct cosh { template <class T> auto operator()(T a) const { return std::cosh(as_float(a)); } };
+struct log2 { template <class T> auto operator()(T a) const { return std::log2(as_float(a)); } };
+struct log10 { template <class T> auto operator()(T a) const { return std::log10(as_float(a)); } };
+struct exp2 { template <class T> auto operator()(T a) const { return std::exp2(as_float(a)); } };
+struct expm1 { template <class T> auto operator()(T a) const { return std::expm1(as_float(a)); } };
+struct log1p { template <class T> auto operator()(T a) const { return std::log1p(as_float(a)); } };
+struct arctan2 { template <class T> auto operator()(T a, T b) const { return std::atan2(as_float(a), as_float(b)); } };
+struct hypot { template <class T> auto operator()(T a, T b) const { return std::hypot(as_float(a), as_float(b)); } };
 
 /// x * x in x's type (integers wrap, as NumPy's fixed-width integers).
 struct square {
