@@ -259,6 +259,22 @@ class Resolver : public Mutator {
     return e;
   }
 
+  /// The catalog's default for parameter `name` of `lib` as an expression,
+  /// or null when it has none.
+  ExprPtr defaultArgument(const LibraryFunction& lib, const std::string& name, SourceLoc loc) {
+    for (auto& [param, value] : lib.defaults) {
+      if (name != param) continue;
+      llvm::StringRef text(value);
+      if (text == "True" || text == "False") return std::make_unique<BoolLit>(loc, text == "True");
+      if (text.endswith("()")) return resolveCall(std::make_unique<Call>(loc, text.drop_back(2).str()));
+      int64_t i;
+      if (!text.getAsInteger(10, i)) return std::make_unique<IntLit>(loc, i);
+      double d;
+      if (!text.getAsDouble(d)) return std::make_unique<FloatLit>(loc, d);
+    }
+    return nullptr;
+  }
+
   /// Moves keyword arguments into position; checks counts like Python.
   void bindArguments(Call& c, const std::vector<std::string>& names, size_t required, bool variadic) {
     if (!variadic && c.args.size() > names.size()) {
@@ -289,16 +305,12 @@ class Resolver : public Mutator {
         return;
       }
     }
-    // Trailing omitted optionals are dropped; a gap is impossible to fill,
-    // but for a library function's `axis`: NumPy's axis=None is all_axes()
-    // (`np.var(x, ddof=1)`).
+    // Trailing omitted optionals are dropped; a gap takes the catalog's
+    // default for that parameter, or is an error.
     while (!c.args.empty() && !c.args.back()) c.args.pop_back();
     if (c.target == CallTarget::Library)
       for (size_t i = 0; i < c.args.size(); ++i)
-        if (!c.args[i] && names[i] == "axis") {
-          auto all = std::make_unique<Call>(c.loc, "all_axes");
-          c.args[i] = resolveCall(std::move(all));
-        }
+        if (!c.args[i]) c.args[i] = defaultArgument(*c.library, names[i], c.loc);
     for (size_t i = 0; i < c.args.size(); ++i)
       if (!c.args[i]) Diag.error(c.loc, c.callee + "() missing argument '" + names[i] + "'");
   }

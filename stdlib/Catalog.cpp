@@ -80,6 +80,37 @@ std::string axisText(const Call& c, size_t index, int rank, const std::string& t
   return "pydd::normalize_axis(" + text + ", " + std::to_string(rank) + ", pydd::ErrorKind::" + errorKind + ")";
 }
 
+namespace {
+bool keepdims(const Call& c, size_t keepIndex) {
+  auto* lit = dyn_cast<BoolLit>(arg(c, keepIndex));
+  return lit && lit->value;
+}
+}  // namespace
+
+Type keepdimsType(const Call& c, Type reduced, size_t axisIndex, size_t keepIndex, TypeRuleError& err) {
+  const Expr* keep = arg(c, keepIndex);
+  if (!keep || reduced.isUnknown()) return reduced;
+  if (keep->kind != ExprKind::BoolLit)
+    return fail(err, static_cast<int>(keepIndex), "keepdims must be True or False written out: it decides the result's rank");
+  const Type& a = arg(c, 0)->type;
+  if (!keepdims(c, keepIndex)) return reduced;
+  if (!a.isArray()) return fail(err, static_cast<int>(keepIndex), "keepdims needs an array, got " + a.str());
+  (void)axisIndex;
+  return Type::array(reduced.elem(), a.rank());
+}
+
+std::string keepdimsText(const Call& c, size_t axisIndex, size_t keepIndex, const std::string& text,
+                         llvm::ArrayRef<std::string> args) {
+  if (!keepdims(c, keepIndex)) return text;
+  int rank = arg(c, 0)->type.rank();
+  std::string r = cxxScalarType(c.type.elem());
+  // A scalar result (every axis, or the one axis of a 1-D array) fills a
+  // (1, ..., 1) array; an (N-1)-D one gets its axis back as a view.
+  if (!axisGiven(c, axisIndex) || rank == 1)
+    return "pydd::keep_all_dims<" + std::to_string(rank) + ">(" + r + "(" + text + "))";
+  return "pydd::keep_axis_dim(" + text + ", " + axisText(c, axisIndex, rank, args[axisIndex], "ValueError") + ")";
+}
+
 }  // namespace catalog
 
 const std::vector<LibraryFunction>& libraryFunctions() {

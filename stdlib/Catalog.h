@@ -53,6 +53,11 @@ struct LibraryFunction {
   std::vector<const char*> params;
   /// How many leading parameters are required.
   unsigned required = 0;
+  /// Default values of optional parameters, by name, as pydd literals
+  /// ("0", "False", "all_axes()" for NumPy's axis=None): what sema puts in
+  /// for an omitted argument that a later keyword argument skips
+  /// (`np.var(x, ddof=1)`). A trailing omitted argument stays omitted.
+  std::vector<std::pair<const char*, const char*>> defaults;
   /// The NumPy/SciPy/Python equivalent, as the Python shim implements it.
   const char* numpy = "";
   /// Def/use: bit i is set when the function writes the memory of argument

@@ -7,11 +7,6 @@
 namespace pydd::catalog {
 namespace {
 
-/// Whether the axis argument at `index` names an axis: omitted, or
-/// all_axes() (what sema puts in when a later argument is given by
-/// keyword, as in `np.var(x, ddof=1)`), mean every axis.
-bool axisGiven(const Call& c, size_t index) { return arg(c, index) && !arg(c, index)->type.isTuple(); }
-
 Type allAxesType(const Call&, TypeRuleError&) { return Type::tuple({}); }
 std::string emitAllAxes(const Call&, llvm::ArrayRef<std::string>) { return "std::tuple<>{}"; }
 
@@ -30,11 +25,11 @@ Type varianceType(const Call& c, TypeRuleError& err) {
   if (!a.isArray()) return fail(err, 0, std::string(c.callee) + "() expects an array, got " + a.str());
   if (!integerArg(c, 2, "ddof", err)) return Type();
   ScalarKind k = a.elem() == ScalarKind::Float32 ? ScalarKind::Float32 : ScalarKind::Float64;
-  if (!axisGiven(c, 1)) return Type::scalar(k);
+  if (!axisGiven(c, 1)) return keepdimsType(c, Type::scalar(k), 1, 3, err);
   if (!checkAxis(c, 1, a.rank(), err)) return Type();
-  return a.rank() == 1 ? Type::scalar(k) : Type::array(k, a.rank() - 1);
+  return keepdimsType(c, a.rank() == 1 ? Type::scalar(k) : Type::array(k, a.rank() - 1), 1, 3, err);
 }
-std::string emitVariance(const Call& c, llvm::ArrayRef<std::string> args) {
+std::string emitReducedVariance(const Call& c, llvm::ArrayRef<std::string> args) {
   const Type& a = c.args[0]->type;
   std::string fn = std::string("pydd::") + (std::string(c.callee) == "std" ? "stddev" : "var");
   std::string ddof = args.size() > 2 ? "int64_t(" + args[2] + ")" : "int64_t(0)";
@@ -43,6 +38,9 @@ std::string emitVariance(const Call& c, llvm::ArrayRef<std::string> args) {
   std::string axis = axisText(c, 1, a.rank(), args[1], "ValueError");
   if (a.rank() == 1) return "(" + axis + ", " + fn + "<" + r + ">(" + args[0] + ", " + ddof + "))";
   return fn + "_axis<" + r + ">(" + args[0] + ", " + axis + ", " + ddof + ")";
+}
+std::string emitVariance(const Call& c, llvm::ArrayRef<std::string> args) {
+  return keepdimsText(c, 1, 3, emitReducedVariance(c, args), args);
 }
 
 Type countNonzeroType(const Call& c, TypeRuleError& err) {
@@ -117,7 +115,7 @@ Type eyeType(const Call& c, TypeRuleError& err) {
   bool identity = std::string(c.callee) == "identity";
   size_t dtype = identity ? 1 : 3;
   for (size_t i = 0; i < dtype; ++i)
-    if (!integerArg(c, i, "size and diagonal", err)) return Type();
+    if (!(i == 1 && !axisGiven(c, 1)) && !integerArg(c, i, "size and diagonal", err)) return Type();
   const Expr* d = arg(c, dtype);
   if (d && !d->type.isScalar()) return fail(err, static_cast<int>(dtype), "dtype must be a type such as float64, got " + d->type.str());
   return Type::array(d ? d->type.elem() : ScalarKind::Float64, 2);
@@ -126,7 +124,7 @@ std::string emitEye(const Call& c, llvm::ArrayRef<std::string> args) {
   std::string t = cxxScalarType(c.type.elem());
   std::string n = "int64_t(" + args[0] + ")";
   if (std::string(c.callee) == "identity") return "pydd::eye<" + t + ">(" + n + ", " + n + ")";
-  std::string m = c.args.size() > 1 ? "int64_t(" + args[1] + ")" : n;
+  std::string m = axisGiven(c, 1) ? "int64_t(" + args[1] + ")" : n;  // M=None: square
   std::string k = c.args.size() > 2 ? "int64_t(" + args[2] + ")" : "int64_t(0)";
   return "pydd::eye<" + t + ">(" + n + ", " + m + ", " + k + ")";
 }
@@ -198,18 +196,32 @@ std::string emitClip(const Call& c, llvm::ArrayRef<std::string> args) {
 void addNumericFunctions(std::vector<LibraryFunction>& out) {
   using C = LibraryCategory;
   out.push_back(entry("all_axes", C::Query, {}, 0, "None (as an axis)", allAxesType, emitAllAxes));
-  out.push_back(entry("var", C::Reduction, {"a", "axis", "ddof"}, 1, "numpy.var", varianceType, emitVariance));
-  out.push_back(entry("std", C::Reduction, {"a", "axis", "ddof"}, 1, "numpy.std", varianceType, emitVariance));
+  for (const char* name : {"var", "std"}) {
+    LibraryFunction f = entry(name, C::Reduction, {"a", "axis", "ddof", "keepdims"}, 1,
+                              name == std::string("var") ? "numpy.var" : "numpy.std", varianceType, emitVariance);
+    f.defaults = {{"axis", "all_axes()"}, {"ddof", "0"}};
+    out.push_back(f);
+  }
   out.push_back(entry("count_nonzero", C::Reduction, {"a"}, 1, "numpy.count_nonzero", countNonzeroType, emitCountNonzero));
   out.push_back(entry("trace", C::Reduction, {"a"}, 1, "numpy.trace", traceType, emitTrace));
   out.push_back(entry("cumsum", C::Reduction, {"a", "axis"}, 1, "numpy.cumsum", scanType, emitScan));
   out.push_back(entry("cumprod", C::Reduction, {"a", "axis"}, 1, "numpy.cumprod", scanType, emitScan));
-  out.push_back(entry("diff", C::Reduction, {"a", "n", "axis"}, 1, "numpy.diff", diffType, emitDiff));
-  out.push_back(entry("linspace", C::Allocation, {"start", "stop", "num", "endpoint"}, 2, "numpy.linspace", linspaceType, emitLinspace));
-  out.push_back(entry("eye", C::Allocation, {"N", "M", "k", "dtype"}, 1, "numpy.eye", eyeType, emitEye));
+  LibraryFunction diff = entry("diff", C::Reduction, {"a", "n", "axis"}, 1, "numpy.diff", diffType, emitDiff);
+  diff.defaults = {{"n", "1"}};
+  out.push_back(diff);
+  LibraryFunction linspace = entry("linspace", C::Allocation, {"start", "stop", "num", "endpoint"}, 2, "numpy.linspace",
+                                   linspaceType, emitLinspace);
+  linspace.defaults = {{"num", "50"}};
+  out.push_back(linspace);
+  LibraryFunction eye = entry("eye", C::Allocation, {"N", "M", "k", "dtype"}, 1, "numpy.eye", eyeType, emitEye);
+  eye.defaults = {{"M", "all_axes()"}, {"k", "0"}};  // all_axes() is None: M = N
+  out.push_back(eye);
   out.push_back(entry("identity", C::Allocation, {"n", "dtype"}, 1, "numpy.identity", eyeType, emitEye));
   out.push_back(entry("outer", C::LinearAlgebra, {"a", "b"}, 2, "numpy.outer", outerType, emitOuter));
-  out.push_back(entry("isclose", C::Elementwise, {"a", "b", "rtol", "atol", "equal_nan"}, 2, "numpy.isclose", iscloseType, emitIsclose));
+  LibraryFunction isclose = entry("isclose", C::Elementwise, {"a", "b", "rtol", "atol", "equal_nan"}, 2, "numpy.isclose",
+                                  iscloseType, emitIsclose);
+  isclose.defaults = {{"rtol", "1e-05"}, {"atol", "1e-08"}};
+  out.push_back(isclose);
   out.push_back(entry("clip", C::Elementwise, {"a", "a_min", "a_max"}, 3, "numpy.clip", clipType, emitClip));
 }
 

@@ -385,14 +385,15 @@ def _is_array(x):
 
 
 def _axis_form(args, kwargs):
-    """(array, axis) if ``args``/``kwargs`` are a NumPy reduction call, else None."""
+    """(array, axis, keepdims) if ``args``/``kwargs`` are a NumPy reduction
+    call, else None."""
     if not args or not _is_array(args[0]):
         return None
-    if len(args) == 1 and set(kwargs) <= {"axis"}:
-        return args[0], kwargs.get("axis")
-    if len(args) == 2 and not kwargs and isinstance(args[1], (builtins.int, np.integer)) \
-            and not isinstance(args[1], (builtins.bool, np.bool_)):
-        return args[0], builtins.int(args[1])
+    if len(args) == 1 and set(kwargs) <= {"axis", "keepdims"}:
+        return args[0], kwargs.get("axis"), kwargs.get("keepdims", False)
+    if len(args) == 2 and set(kwargs) <= {"keepdims"} and (args[1] is None or (
+            isinstance(args[1], (builtins.int, np.integer)) and not isinstance(args[1], (builtins.bool, np.bool_)))):
+        return args[0], None if args[1] is None else builtins.int(args[1]), kwargs.get("keepdims", False)
     return None
 
 
@@ -404,18 +405,18 @@ def sum(*args, **kwargs):
         return _spm_sum(*args, **kwargs)
     form = _axis_form(args, kwargs)
     if form is not None:
-        return np.sum(form[0], axis=form[1])
+        return np.sum(form[0], axis=form[1], keepdims=form[2])
     return builtins.sum(*args, **kwargs)
 
 
-def prod(a, axis=None):
+def prod(a, axis=None, keepdims=False):
     """``numpy.prod`` (``prod(A, axis)``)."""
-    return np.prod(a, axis=axis)
+    return np.prod(a, axis=axis, keepdims=keepdims)
 
 
-def mean(a, axis=None):
+def mean(a, axis=None, keepdims=False):
     """``numpy.mean`` (``mean(A, axis)``): float64 for integer arrays."""
-    return np.mean(a, axis=axis)
+    return np.mean(a, axis=axis, keepdims=keepdims)
 
 
 def all_axes():
@@ -423,14 +424,14 @@ def all_axes():
     return None
 
 
-def var(a, axis=None, ddof=0):
-    """``numpy.var(a, axis, ddof=ddof)``."""
-    return np.var(a, axis=axis, ddof=ddof)
+def var(a, axis=None, ddof=0, keepdims=False):
+    """``numpy.var(a, axis, ddof=ddof, keepdims=keepdims)``."""
+    return np.var(a, axis=axis, ddof=ddof, keepdims=keepdims)
 
 
-def std(a, axis=None, ddof=0):
-    """``numpy.std(a, axis, ddof=ddof)``."""
-    return np.std(a, axis=axis, ddof=ddof)
+def std(a, axis=None, ddof=0, keepdims=False):
+    """``numpy.std(a, axis, ddof=ddof, keepdims=keepdims)``."""
+    return np.std(a, axis=axis, ddof=ddof, keepdims=keepdims)
 
 
 count_nonzero = np.count_nonzero
@@ -451,7 +452,7 @@ def min(*args, **kwargs):
     builtin on scalars and lists."""
     form = _axis_form(args, kwargs)
     if form is not None:
-        return np.min(form[0], axis=form[1])
+        return np.min(form[0], axis=form[1], keepdims=form[2])
     return builtins.min(*args, **kwargs)
 
 
@@ -459,7 +460,7 @@ def max(*args, **kwargs):
     """``numpy.max`` of an array (see :func:`min`); the builtin otherwise."""
     form = _axis_form(args, kwargs)
     if form is not None:
-        return np.max(form[0], axis=form[1])
+        return np.max(form[0], axis=form[1], keepdims=form[2])
     return builtins.max(*args, **kwargs)
 
 

@@ -541,6 +541,18 @@ def numeric_family():
             cases.append(Case(_name("identity", _sig(dt, 0)), "numeric", [Param("n", "int64", 0, "count")],
                               f"return identity(n, {dt})", [[("value", 3)], [("value", 0)]],
                               oracle=lambda n, dt=dt: np.identity(n, dt)))
+    # keepdims=True, along one axis and over all of them
+    for fn in ("sum", "prod", "mean", "min", "max", "var", "std"):
+        for dt in ("int32", "float64"):
+            for r in (1, 2, 3):
+                for axis in ((None, 0, -1) if r > 1 else (None, 0)):
+                    call = f"{fn}(a, keepdims=True)" if axis is None else f"{fn}(a, {axis}, keepdims=True)"
+                    approx = fn in ("mean", "var", "std") or (fn == "sum" and dt == "float64")
+                    cases.append(Case(_name(fn, _sig(dt, r), "keep" + ("all" if axis is None else f"{axis % r}")),
+                                      "numeric", [Param("a", dt, r)], f"return {call}", reduce_patterns(r)[:3],
+                                      compare="approx" if approx else "exact", rtol=_approx_rtol(dt),
+                                      scale=(lambda x, fn=fn, axis=axis: np.abs(getattr(np, fn)(x, axis=axis, keepdims=True)) + 1),
+                                      oracle=(lambda x, fn=fn, axis=axis: getattr(np, fn)(x, axis=axis, keepdims=True))))
     for fn in ("linspace",):
         lin = [Param("a", "float64", 0, "finite"), Param("b", "float64", 0, "finite"), Param("n", "int64", 0, "count")]
         cases.append(Case(_name(fn, "f64r0", "num"), "numeric", lin, "return linspace(a, b, n)",

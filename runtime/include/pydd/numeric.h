@@ -8,6 +8,7 @@
 // numpy/core/function_base.py does; cumsum/cumprod accumulate in order.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -65,6 +66,25 @@ void scan_in_place(Array<R, N>& c, int axis) {
 }
 
 }  // namespace detail
+
+/// keepdims=True of a reduction along `axis` (normalized): the (M)-D
+/// result as an (M+1)-D view with that axis back at length 1.
+template <class R, int M>
+Array<R, M + 1> keep_axis_dim(const Array<R, M>& m, int64_t axis) {
+  int64_t s[M + 1], st[M + 1];
+  for (int k = 0, j = 0; k <= M; ++k) {
+    s[k] = k == axis ? 1 : m.shape(j);
+    st[k] = k == axis ? 0 : m.stride(j++);
+  }
+  return m.template alias<M + 1>(m.data(), s, st);
+}
+/// keepdims=True of a reduction to one value: an N-D array of shape (1, ..., 1).
+template <int N, class R>
+Array<R, N> keep_all_dims(R value) {
+  std::array<int64_t, N> ones;
+  ones.fill(1);
+  return Array<R, N>::filled(ones, value);
+}
 
 /// np.var(a, ddof=ddof) in R (float64 for integers, float32 kept).
 template <class R, class T, int N>

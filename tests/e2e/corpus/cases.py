@@ -12,7 +12,6 @@ CORPUS = __import__("pathlib").Path(__file__).resolve().parent
 # Kernels pyddc does not compile yet, and why (the test checks that they
 # still fail, so this list stays true).
 UNSUPPORTED = {
-    "softmax": "keepdims=True",
     "masked_mean": "boolean-mask indexing",
 }
 
