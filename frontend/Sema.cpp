@@ -59,6 +59,7 @@ class Resolver : public Mutator {
   Resolver(Module& m, Diagnostics& d) : M(m), Diag(d) {}
 
   ExprPtr mutate(ExprPtr e) override {
+    if (ExprPtr expanded = resolveNewaxis(e)) return expanded;
     if (ExprPtr numpy = resolveNumpy(e)) return numpy;
     // `A.shape[k]` -> shape(A, k): the only use of `.shape` so far.
     if (auto* idx = dyn_cast<Index>(e.get())) {
@@ -150,6 +151,44 @@ class Resolver : public Mutator {
     if (it != constants.end()) return std::make_unique<FloatLit>(attr->loc, it->second);
     Diag.error(attr->loc, "numpy." + attr->name + " is not supported in pydd kernels");
     return std::make_unique<IntLit>(attr->loc, 0);
+  }
+
+  bool isNewaxis(const Expr& e) {
+    auto* a = dyn_cast<Attribute>(&e);
+    return a && a->name == "newaxis" && isNumpyModule(*a->base);
+  }
+
+  /// `x[:, np.newaxis]`: the subscript without its newaxis entries, then
+  /// expand_dims at each one's position in the result (slices and newaxis
+  /// entries each give one axis of it, integer subscripts none). Null when
+  /// `e` has no newaxis entry.
+  ExprPtr resolveNewaxis(ExprPtr& e) {
+    auto* idx = dyn_cast<Index>(e.get());
+    if (!idx || std::none_of(idx->indices.begin(), idx->indices.end(), [&](ExprPtr& i) { return isNewaxis(*i); }))
+      return nullptr;
+    std::vector<int64_t> positions;
+    std::vector<ExprPtr> rest;
+    int64_t axis = 0;
+    for (auto& i : idx->indices) {
+      if (isNewaxis(*i)) positions.push_back(axis++);
+      else {
+        if (i->kind == ExprKind::Slice) ++axis;
+        rest.push_back(std::move(i));
+      }
+    }
+    ExprPtr result = std::move(idx->base);
+    if (!rest.empty()) {
+      auto sub = std::make_unique<Index>(idx->loc, std::move(result));
+      sub->indices = std::move(rest);
+      result = std::move(sub);
+    }
+    for (int64_t p : positions) {
+      auto call = std::make_unique<Call>(idx->loc, "expand_dims");
+      call->args.push_back(std::move(result));
+      call->args.push_back(std::make_unique<IntLit>(idx->loc, p));
+      result = std::move(call);
+    }
+    return mutate(std::move(result));
   }
 
   /// NumPy's scalar type names: pydd's, and bool_, float_, int_, intp.

@@ -1,7 +1,7 @@
 // NumPy's statistics, scans and constructors beyond single ufuncs and
 // reductions (runtime/include/pydd/numeric.h): var, std, count_nonzero,
 // trace, cumsum, cumprod, diff, linspace, eye, identity, outer, isclose,
-// clip; and all_axes(), pydd's spelling of NumPy's `axis=None`.
+// clip, expand_dims (np.newaxis); and all_axes(), NumPy's `axis=None`.
 #include "stdlib/Rules.h"
 
 namespace pydd::catalog {
@@ -191,6 +191,21 @@ std::string emitClip(const Call& c, llvm::ArrayRef<std::string> args) {
   return "pydd::map2<" + t + ", " + t + ">(\"clip\", pydd::op::minimum{}, " + lower + ", " + args[2] + ")";
 }
 
+/// expand_dims(a, axis) (also `a[:, np.newaxis]`): a view with a new
+/// length-1 axis; the axis is a literal, as it decides the result's rank.
+Type expandDimsType(const Call& c, TypeRuleError& err) {
+  const Type& a = arg(c, 0)->type;
+  if (!a.isArray()) return fail(err, 0, "expand_dims() (or indexing with np.newaxis) needs an array, got " + a.str());
+  int64_t axis;
+  if (!constantInt(*arg(c, 1), axis)) return fail(err, 1, "expand_dims() needs a literal axis");
+  if (a.rank() >= 8) return fail(err, 0, "arrays must have 1 to 8 dimensions");
+  if (!checkAxis(c, 1, a.rank() + 1, err)) return Type();
+  return Type::array(a.elem(), a.rank() + 1);
+}
+std::string emitExpandDims(const Call& c, llvm::ArrayRef<std::string> args) {
+  return "pydd::keep_axis_dim(" + args[0] + ", " + axisText(c, 1, c.type.rank(), args[1], "ValueError") + ")";
+}
+
 }  // namespace
 
 void addNumericFunctions(std::vector<LibraryFunction>& out) {
@@ -217,6 +232,9 @@ void addNumericFunctions(std::vector<LibraryFunction>& out) {
   eye.defaults = {{"M", "all_axes()"}, {"k", "0"}};  // all_axes() is None: M = N
   out.push_back(eye);
   out.push_back(entry("identity", C::Allocation, {"n", "dtype"}, 1, "numpy.identity", eyeType, emitEye));
+  LibraryFunction expand = entry("expand_dims", C::Query, {"a", "axis"}, 2, "numpy.expand_dims", expandDimsType, emitExpandDims);
+  expand.returnsView = true;
+  out.push_back(expand);
   out.push_back(entry("outer", C::LinearAlgebra, {"a", "b"}, 2, "numpy.outer", outerType, emitOuter));
   LibraryFunction isclose = entry("isclose", C::Elementwise, {"a", "b", "rtol", "atol", "equal_nan"}, 2, "numpy.isclose",
                                   iscloseType, emitIsclose);

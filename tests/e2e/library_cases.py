@@ -541,6 +541,13 @@ def numeric_family():
             cases.append(Case(_name("identity", _sig(dt, 0)), "numeric", [Param("n", "int64", 0, "count")],
                               f"return identity(n, {dt})", [[("value", 3)], [("value", 0)]],
                               oracle=lambda n, dt=dt: np.identity(n, dt)))
+    for dt in DTYPES:
+        for r in (1, 2, 3):
+            for axis in (0, r, -1):
+                lit = f"m{-axis}" if axis < 0 else str(axis)
+                cases.append(Case(_name("expand_dims", _sig(dt, r), f"ax{lit}"), "numeric", [Param("a", dt, r)],
+                                  f"return expand_dims(a, {axis})", reduce_patterns(r)[:3],
+                                  oracle=lambda x, axis=axis: np.expand_dims(x, axis)))
     # keepdims=True, along one axis and over all of them
     for fn in ("sum", "prod", "mean", "min", "max", "var", "std"):
         for dt in ("int32", "float64"):

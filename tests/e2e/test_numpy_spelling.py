@@ -43,3 +43,15 @@ def test_unknown_numpy_names_are_compile_errors(tmp_path):
     src.write_text("import scipy\n")
     r = run_pyddc("--emit=ir", src)
     assert r.returncode == 1 and "only numpy and pydd can be imported" in r.stderr
+
+
+def test_newaxis_and_keepdims(build, opt):
+    comp, ref = build("numpy_spelling", opt)
+    X = RNG.normal(size=(5, 3))
+    got, _ = same(comp.newaxis_distances, ref.newaxis_distances, X, rtol=1e-15)
+    assert got.shape == (5, 5)
+    got, _ = same(comp.newaxis_mixed, ref.newaxis_mixed, X, 2)
+    assert got.shape == (5, 2)
+    same(comp.newaxis_mixed, ref.newaxis_mixed, X, 7)  # IndexError in both
+    got, _ = same(comp.reductions_keep, ref.reductions_keep, X, rtol=1e-14)
+    assert got.shape == (5, 3)

@@ -33,6 +33,7 @@ ARGS = {
     "softmax": lambda rng, s: (rng.normal(size=(_n(s, 4, 1000), _n(s, 9, 1000))),),
     "gram": lambda rng, s: (rng.normal(size=(_n(s, 5, 500), _n(s, 3, 200))),),
     "pairwise": lambda rng, s: (rng.normal(size=(_n(s, 9, 400), _n(s, 3, 3))),),
+    "pairwise_broadcast": lambda rng, s: (rng.normal(size=(_n(s, 9, 400), _n(s, 3, 3))),),
     "mandelbrot": lambda rng, s: (-2.0, 0.6, -1.3, 1.3, _n(s, 12, 200), _n(s, 30, 100)),
     "ewma": lambda rng, s: (rng.normal(size=_n(s, 40, 1_000_000)), 0.2, 5),
     "hist_count": lambda rng, s: (rng.normal(size=_n(s, 100, 1_000_000)), 10),
