@@ -849,7 +849,21 @@ class FunctionTyper {
         return bad(report, s.loc, "both branches of a conditional expression must have one type, got " + a.str() + " and " + b.str());
       }
       case ExprKind::Call: return callType(static_cast<Call&>(e), report);
-      case ExprKind::Index: return indexType(static_cast<Index&>(e), report);
+      case ExprKind::Index: {
+        auto& x = static_cast<Index&>(e);
+        if (x.indices.size() == 1 && x.indices[0]->kind != ExprKind::Slice) {
+          // x[mask] and x[idx] (a bool or an integer array as the index) read
+          // through extract() and take(); storing through them is not supported.
+          Type bt = typeOf(x.base, report), it = typeOf(x.indices[0], report);
+          if (bt.isArray() && it.isArray()) {
+            if (TypingTarget)
+              return bad(report, x.loc, "storing through a boolean mask or an index array is not supported yet; use a loop");
+            if (it.elem() == ScalarKind::Bool) return lowerToCall(slot, "extract", takeOperands(x.indices[0], x.base), report);
+            return lowerToCall(slot, "take", takeOperands(x.base, x.indices[0]), report);
+          }
+        }
+        return indexType(x, report);
+      }
       case ExprKind::Attribute: return Type();  // reported by the resolver
       case ExprKind::Cast: {
         auto& c = static_cast<Cast&>(e);
@@ -1225,7 +1239,9 @@ class FunctionTyper {
       value = convertForAssignment(std::move(value), t, "'" + var->name + "'");
       return;
     }
+    TypingTarget = true;
     finalizeExpr(target);
+    TypingTarget = false;
     if (target->type.isUnknown()) return;
     const Type& base = static_cast<Index&>(*target).base->type;
     if (base.isTuple()) {
@@ -1392,6 +1408,8 @@ class FunctionTyper {
   std::map<std::string, VarInfo> Vars;
   bool Changed = false;
   bool Reporting = false;
+  /// The expression being typed is an assignment's target.
+  bool TypingTarget = false;
   bool ReportReads = false;
   std::set<std::string> Unbound;
   /// The iterable of the for loop being finalized (S.row(i) may only be one).

@@ -1,7 +1,8 @@
 // NumPy's statistics, scans and constructors beyond single ufuncs and
 // reductions (runtime/include/pydd/numeric.h): var, std, count_nonzero,
 // trace, cumsum, cumprod, diff, linspace, eye, identity, outer, isclose,
-// clip, expand_dims (np.newaxis); and all_axes(), NumPy's `axis=None`.
+// clip, expand_dims (np.newaxis), extract and take (x[mask], x[idx]);
+// and all_axes(), NumPy's `axis=None`.
 #include "stdlib/Rules.h"
 
 namespace pydd::catalog {
@@ -206,6 +207,31 @@ std::string emitExpandDims(const Call& c, llvm::ArrayRef<std::string> args) {
   return "pydd::keep_axis_dim(" + args[0] + ", " + axisText(c, 1, c.type.rank(), args[1], "ValueError") + ")";
 }
 
+/// extract(condition, arr): arr[condition] for a bool mask of arr's shape.
+Type extractType(const Call& c, TypeRuleError& err) {
+  const Type &m = arg(c, 0)->type, &a = arg(c, 1)->type;
+  if (!a.isArray()) return fail(err, 1, "extract() needs an array, got " + a.str());
+  if (!m.isArray() || m.elem() != ScalarKind::Bool || m.rank() != a.rank())
+    return fail(err, 0, "a boolean mask must be a bool array of the indexed array's rank (" + std::to_string(a.rank()) +
+                            "), got " + m.str());
+  return Type::array(a.elem(), 1);
+}
+std::string emitExtract(const Call&, llvm::ArrayRef<std::string> args) {
+  return "pydd::extract(" + args[0] + ", " + args[1] + ")";
+}
+
+/// take(a, indices): a[indices] for a 1-D array a and integer indices.
+Type takeType(const Call& c, TypeRuleError& err) {
+  const Type &a = arg(c, 0)->type, &i = arg(c, 1)->type;
+  if (!a.isArray() || a.rank() != 1)
+    return fail(err, 0, "indexing with an integer array (take) is supported on 1-D arrays, got " + a.str());
+  if (!i.isArray() || !isIntegerKind(i.elem())) return fail(err, 1, "take() indices must be an integer array, got " + i.str());
+  return Type::array(a.elem(), i.rank());
+}
+std::string emitTake(const Call&, llvm::ArrayRef<std::string> args) {
+  return "pydd::take(" + args[0] + ", " + args[1] + ")";
+}
+
 }  // namespace
 
 void addNumericFunctions(std::vector<LibraryFunction>& out) {
@@ -235,6 +261,8 @@ void addNumericFunctions(std::vector<LibraryFunction>& out) {
   LibraryFunction expand = entry("expand_dims", C::Query, {"a", "axis"}, 2, "numpy.expand_dims", expandDimsType, emitExpandDims);
   expand.returnsView = true;
   out.push_back(expand);
+  out.push_back(entry("extract", C::Query, {"condition", "arr"}, 2, "numpy.extract", extractType, emitExtract));
+  out.push_back(entry("take", C::Query, {"a", "indices"}, 2, "numpy.take", takeType, emitTake));
   out.push_back(entry("outer", C::LinearAlgebra, {"a", "b"}, 2, "numpy.outer", outerType, emitOuter));
   LibraryFunction isclose = entry("isclose", C::Elementwise, {"a", "b", "rtol", "atol", "equal_nan"}, 2, "numpy.isclose",
                                   iscloseType, emitIsclose);

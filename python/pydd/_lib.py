@@ -446,6 +446,8 @@ outer = np.outer
 isclose = np.isclose
 clip = np.clip
 expand_dims = np.expand_dims
+extract = np.extract
+take = np.take
 
 
 def min(*args, **kwargs):
@@ -1062,7 +1064,7 @@ __all__ = [
     "tanh", "sinh", "cosh", "log2", "log10", "exp2", "expm1", "log1p", "square", "sign",
     "arctan2", "hypot", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
     "all_axes", "var", "std", "count_nonzero", "trace", "cumsum", "cumprod", "diff", "linspace", "eye",
-    "identity", "outer", "isclose", "clip", "expand_dims",
+    "identity", "outer", "isclose", "clip", "expand_dims", "extract", "take",
     "sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "allclose", "where",
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",

@@ -548,6 +548,20 @@ def numeric_family():
                 cases.append(Case(_name("expand_dims", _sig(dt, r), f"ax{lit}"), "numeric", [Param("a", dt, r)],
                                   f"return expand_dims(a, {axis})", reduce_patterns(r)[:3],
                                   oracle=lambda x, axis=axis: np.expand_dims(x, axis)))
+    # x[mask] (extract) and x[idx] (take)
+    for dt in DTYPES:
+        for r in (1, 2, 3):
+            cases.append(Case(_name("extract", _sig(dt, r)), "numeric", [Param("a", dt, r)],
+                              "return a[a != a * 0]" if dt != "bool" else "return a[a]", reduce_patterns(r),
+                              oracle=(lambda x: x[x != x * 0]) if dt != "bool" else (lambda x: x[x])))
+        for ri in (1, 2):
+            cases.append(Case(_name("take", _sig(dt, 1), _sig("int64", ri)), "numeric",
+                              [Param("a", dt, 1), Param("i", "int64", ri)], "return a[i]",
+                              [[(5,), ("array", [[0, -1], [4, 2]] if ri == 2 else [3, 3, -5, 0])],
+                               [(5,), ("array", [[0, 5]] if ri == 2 else [-6])],
+                               [("strided", (5,)), ("array", [[1]] if ri == 2 else [4, 0])],
+                               [(0,), ("array", np.zeros((0, 2) if ri == 2 else (0,), np.int64))]],
+                              oracle=lambda a, i: a[i]))
     # keepdims=True, along one axis and over all of them
     for fn in ("sum", "prod", "mean", "min", "max", "var", "std"):
         for dt in ("int32", "float64"):

@@ -55,3 +55,12 @@ def test_newaxis_and_keepdims(build, opt):
     same(comp.newaxis_mixed, ref.newaxis_mixed, X, 7)  # IndexError in both
     got, _ = same(comp.reductions_keep, ref.reductions_keep, X, rtol=1e-14)
     assert got.shape == (5, 3)
+
+
+def test_boolean_mask_and_index_array_reads(build, opt):
+    comp, ref = build("numpy_spelling", opt)
+    x = RNG.normal(size=9)
+    A = np.arange(12, dtype=np.int32).reshape(3, 4).T  # a transposed view
+    same(comp.mask_and_gather, ref.mask_and_gather, x, np.array([[0, -1], [3, 2]]), A, rtol=1e-15)
+    same(comp.mask_and_gather, ref.mask_and_gather, x, np.array([[9, 0]]), A)  # IndexError in both
+    same(comp.mask_and_gather, ref.mask_and_gather, x, np.zeros((0, 2), np.int64), A[:0], rtol=1e-15)

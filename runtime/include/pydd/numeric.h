@@ -240,6 +240,45 @@ Array<R, 2> outer(const Array<A, N>& a, const Array<B, M>& b) {
   return out;
 }
 
+/// a[mask] for a boolean mask of a's shape (np.extract(mask, a)): the
+/// selected elements in C order; IndexError when the shapes differ, as
+/// NumPy's boolean indexing.
+template <class T, int N>
+Array<T, 1> extract(const Array<bool, N>& mask, const Array<T, N>& a) {
+  for (int k = 0; k < N; ++k)
+    if (mask.shape(k) != a.shape(k)) {
+      char msg[160];
+      std::snprintf(msg, sizeof msg,
+                    "boolean index did not match indexed array along dimension %d; dimension is %lld but "
+                    "corresponding boolean dimension is %lld",
+                    k, static_cast<long long>(a.shape(k)), static_cast<long long>(mask.shape(k)));
+      throw Error(ErrorKind::IndexError, msg);
+    }
+  const Array<bool, N> m = detail::converted<bool>(mask);
+  const Array<T, N> v = detail::converted<T>(a);
+  const int64_t size = v.size();
+  int64_t count = 0;
+  for (int64_t i = 0; i < size; ++i) count += m.data()[i];
+  Array<T, 1> out = Array<T, 1>::empty({count});
+  for (int64_t i = 0, j = 0; i < size; ++i)
+    if (m.data()[i]) out.data()[j++] = v.data()[i];
+  return out;
+}
+
+/// a[idx] for a 1-D array and an integer index array (np.take(a, idx)):
+/// the result has idx's shape; negative indices count from the end.
+template <class T, class I, int N>
+Array<T, N> take(const Array<T, 1>& a, const Array<I, N>& idx) {
+  const Array<I, N> c = detail::converted<I>(idx);
+  std::array<int64_t, N> shape;
+  for (int k = 0; k < N; ++k) shape[k] = c.shape(k);
+  Array<T, N> out = Array<T, N>::empty(shape);
+  const int64_t n = a.shape(0), size = c.size();
+  for (int64_t i = 0; i < size; ++i)
+    out.data()[i] = a.data()[checked_index(static_cast<int64_t>(c.data()[i]), n, 0) * a.stride(0)];
+  return out;
+}
+
 namespace op {
 /// np.isclose's test in the compute type T: |a - b| <= atol + rtol * |b|
 /// for finite values, equality for infinities, NaN equal only to NaN

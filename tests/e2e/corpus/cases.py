@@ -12,7 +12,7 @@ CORPUS = __import__("pathlib").Path(__file__).resolve().parent
 # Kernels pyddc does not compile yet, and why (the test checks that they
 # still fail, so this list stays true).
 UNSUPPORTED = {
-    "masked_mean": "boolean-mask indexing",
+    "relu_inplace": "storing through a boolean mask (x[x < 0] = 0)",
 }
 
 
@@ -34,6 +34,7 @@ ARGS = {
     "gram": lambda rng, s: (rng.normal(size=(_n(s, 5, 500), _n(s, 3, 200))),),
     "pairwise": lambda rng, s: (rng.normal(size=(_n(s, 9, 400), _n(s, 3, 3))),),
     "pairwise_broadcast": lambda rng, s: (rng.normal(size=(_n(s, 9, 400), _n(s, 3, 3))),),
+    "relu_inplace": lambda rng, s: (rng.normal(size=(_n(s, 5, 1000), _n(s, 4, 1000))),),
     "mandelbrot": lambda rng, s: (-2.0, 0.6, -1.3, 1.3, _n(s, 12, 200), _n(s, 30, 100)),
     "ewma": lambda rng, s: (rng.normal(size=_n(s, 40, 1_000_000)), 0.2, 5),
     "hist_count": lambda rng, s: (rng.normal(size=_n(s, 100, 1_000_000)), 10),
