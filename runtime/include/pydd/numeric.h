@@ -132,36 +132,31 @@ R trace(const Array<T, 2>& a) {
 
 /// np.cumsum(a) / np.cumprod(a): of the flattened array (C order), or
 /// along `axis` keeping the shape.
-template <class R, class T, int N>
-Array<R, 1> cumsum(const Array<T, N>& a) {
-  Array<R, N> c = detail::converted<R>(a);
+namespace detail {
+template <class F, class R, class T, int N>
+Array<R, 1> scan_flat(const Array<T, N>& a) {
+  Array<R, N> c = converted<R>(a);
   const int64_t n[1] = {c.size()}, s[1] = {1};
   Array<R, 1> flat = c.template alias<1>(c.data(), n, s);
-  detail::scan_in_place<op::add>(flat, 0);
+  scan_in_place<F>(flat, 0);
   return flat;
 }
-template <class R, class T, int N>
-Array<R, 1> cumprod(const Array<T, N>& a) {
-  Array<R, N> c = detail::converted<R>(a);
-  const int64_t n[1] = {c.size()}, s[1] = {1};
-  Array<R, 1> flat = c.template alias<1>(c.data(), n, s);
-  detail::scan_in_place<op::mul>(flat, 0);
-  return flat;
-}
-template <class R, class T, int N>
-Array<R, N> cumsum_axis(const Array<T, N>& a, int64_t axis) {
-  const int k = detail::check_axis(axis, N);
-  Array<R, N> c = detail::converted<R>(a);
-  detail::scan_in_place<op::add>(c, k);
+template <class F, class R, class T, int N>
+Array<R, N> scan_axis(const Array<T, N>& a, int64_t axis) {
+  const int k = check_axis(axis, N);
+  Array<R, N> c = converted<R>(a);
+  scan_in_place<F>(c, k);
   return c;
 }
+}  // namespace detail
 template <class R, class T, int N>
-Array<R, N> cumprod_axis(const Array<T, N>& a, int64_t axis) {
-  const int k = detail::check_axis(axis, N);
-  Array<R, N> c = detail::converted<R>(a);
-  detail::scan_in_place<op::mul>(c, k);
-  return c;
-}
+Array<R, 1> cumsum(const Array<T, N>& a) { return detail::scan_flat<op::add, R>(a); }
+template <class R, class T, int N>
+Array<R, 1> cumprod(const Array<T, N>& a) { return detail::scan_flat<op::mul, R>(a); }
+template <class R, class T, int N>
+Array<R, N> cumsum_axis(const Array<T, N>& a, int64_t axis) { return detail::scan_axis<op::add, R>(a, axis); }
+template <class R, class T, int N>
+Array<R, N> cumprod_axis(const Array<T, N>& a, int64_t axis) { return detail::scan_axis<op::mul, R>(a, axis); }
 
 /// np.diff(a, n, axis): the n-th forward difference along `axis` (bools:
 /// not_equal, as NumPy). The axis shrinks by n (to 0 at the least).
