@@ -19,7 +19,7 @@ and the geometric means of the ratios over the kernels that match.
     /usr/bin/python3 bench/corpus.py [--quick] [--repeats N] [-k SUBSTRING]
 
 --quick uses the test sizes (a few seconds, the figures mean little); the
-default (bench sizes, best of 5) takes about two minutes on the 2-core
+default (bench sizes, best of 5) takes about a minute on the 2-core
 development machine, most of it the first -O3 builds and Numba's compiles.
 """
 import argparse
@@ -118,14 +118,14 @@ def main():
     names = sorted(p.stem for p in CORPUS.glob("*.pydd") if opts.k in p.stem)
     print(f"pydd corpus: {len(names)} kernels, sizes={size}, best of {repeats}, "
           f"numpy {np.__version__}, numba {numba.__version__ if numba else 'absent'}, {os.cpu_count()} cores")
-    print(f"{'kernel':16} {'compiles':>8} {'matches':>8} {'pydd/NumPy':>11} {'pydd/Numba':>11}  note")
+    print(f"{'kernel':18} {'compiles':>8} {'matches':>8} {'pydd/NumPy':>11} {'pydd/Numba':>11}  note")
     rows = []
     start = time.perf_counter()
     for name in names:
         row = measure(name, size, repeats, 0.02 if opts.quick else 0.05)
         rows.append(row)
         fmt = lambda x: f"{x:11.3f}" if x else f"{'-':>11}"  # noqa: E731
-        print(f"{name:16} {'yes' if row['compiles'] else 'no':>8} {'yes' if row['matches'] else 'no':>8} "
+        print(f"{name:18} {'yes' if row['compiles'] else 'no':>8} {'yes' if row['matches'] else 'no':>8} "
               f"{fmt(row['numpy'])} {fmt(row['numba'])}  {row['note']}", flush=True)
     compiled = sum(r["compiles"] for r in rows)
     matched = sum(r["matches"] for r in rows)

@@ -5,7 +5,7 @@ constants, `from numpy import ...` names, `.dtype` of an array."""
 
 import numpy as np
 
-from conftest import run_pyddc, KERNELS
+from conftest import run_pyddc
 from same import same
 
 RNG = np.random.default_rng(13)
