@@ -17,20 +17,17 @@ std::string cxxVariable(const Module& m, const Function& f, const std::string& n
 
 namespace {
 
+/// Names a user's identifier is renamed away from (by appending '_'): C++'s
+/// keywords, every macro and global-scope name of the headers the generated
+/// code includes (the list is made at build time by reserved_names.py: a
+/// module named abs or time would clash with ::abs or ::time as a namespace,
+/// a variable named EOF with the macro), and the names the generated code
+/// itself uses unqualified.
 const std::set<std::string>& cxxReserved() {
   static const std::set<std::string> words = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-      "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
-      "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
-      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-      "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
-      "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
-      "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
-      "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
-      // Names the generated code or the C library uses unqualified.
-      "pydd", "std", "main", "errno", "assert", "NULL", "INFINITY", "NAN", "int8_t", "int16_t", "int32_t",
-      "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "_object"};
+#include "pydd_config/CxxReserved.inc"
+      "pydd", "std", "main", "assert", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+      "uint32_t", "uint64_t", "size_t", "_object"};
   return words;
 }
 

@@ -61,7 +61,7 @@ const char* unsupportedConstruct(llvm::StringRef type) {
       .Case("raise_statement", "'raise' statements are")
       .Case("assert_statement", "'assert' statements are")
       .Case("delete_statement", "'del' statements are")
-      .Case("import_statement", "imports other than 'from pydd import ...' are")
+      .Case("import_statement", "imports inside functions are")
       .Case("future_import_statement", "imports other than 'from pydd import ...' are")
       .Case("print_statement", "Python 2 print statements are")
       .Case("exec_statement", "exec statements are")
@@ -100,6 +100,8 @@ class Lowerer {
         if (auto f = function(item)) m->functions.push_back(std::move(f));
       } else if (t == "import_from_statement") {
         importFrom(item);
+      } else if (t == "import_statement") {
+        importModule(item, *m);
       } else if (t == "expression_statement" && isDocstring(item)) {
         // A module docstring.
       } else {
@@ -140,10 +142,23 @@ class Lowerer {
     return kids.size() == 1 && typeOf(kids[0]) == "string";
   }
 
+  /// `from pydd import ...`, and NumPy's names: `from numpy import ...`
+  /// (numpy.linalg too) names catalog functions, which sema resolves.
   void importFrom(TSNode n) {
     TSNode mod = field(n, "module_name");
-    if (ts_node_is_null(mod) || text(mod) != "pydd")
-      error(n, "imports other than 'from pydd import ...' are not supported in pydd kernels");
+    if (ts_node_is_null(mod) || !isImportable(text(mod)))
+      error(n, "imports other than 'from pydd import ...' and 'from numpy import ...' are not supported in pydd kernels");
+  }
+  static bool isImportable(llvm::StringRef mod) { return mod == "pydd" || mod == "numpy" || mod == "numpy.linalg"; }
+
+  /// `import numpy` / `import numpy as np`: records the name `np.` calls go through.
+  void importModule(TSNode n, Module& m) {
+    for (TSNode item : namedChildren(n)) {
+      TSNode name = typeOf(item) == "aliased_import" ? field(item, "name") : item;
+      TSNode alias = typeOf(item) == "aliased_import" ? field(item, "alias") : item;
+      if (text(name) == "numpy") m.numpyAliases.push_back(text(alias).str());
+      else if (text(name) != "pydd") error(item, "only numpy and pydd can be imported in pydd kernels");
+    }
   }
 
   // ---- types -----------------------------------------------------------------

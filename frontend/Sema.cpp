@@ -59,6 +59,8 @@ class Resolver : public Mutator {
   Resolver(Module& m, Diagnostics& d) : M(m), Diag(d) {}
 
   ExprPtr mutate(ExprPtr e) override {
+    if (ExprPtr expanded = resolveNewaxis(e)) return expanded;
+    if (ExprPtr numpy = resolveNumpy(e)) return numpy;
     // `A.shape[k]` -> shape(A, k): the only use of `.shape` so far.
     if (auto* idx = dyn_cast<Index>(e.get())) {
       if (auto* attr = dyn_cast<Attribute>(idx->base.get()); attr && attr->name == "shape") {
@@ -74,9 +76,9 @@ class Resolver : public Mutator {
     }
     mutateChildren(*e);
     if (auto* attr = dyn_cast<Attribute>(e.get())) {
-      // Array attributes are library calls: A.shape, A.T, A.ndim, A.size.
+      // Array attributes are library calls: A.shape, A.T, A.ndim, A.size, A.dtype.
       static const std::map<std::string, const char*> attributes = {
-          {"shape", "shape"}, {"T", "transpose"}, {"ndim", "ndim"}, {"size", "size"}};
+          {"shape", "shape"}, {"T", "transpose"}, {"ndim", "ndim"}, {"size", "size"}, {"dtype", "dtype"}};
       auto it = attributes.find(attr->name);
       if (it != attributes.end()) {
         auto call = std::make_unique<Call>(attr->loc, it->second);
@@ -104,6 +106,99 @@ class Resolver : public Mutator {
   Function* Current = nullptr;
 
  private:
+  // ---- NumPy's spelling: np.sum(x), np.float64, np.pi ----
+
+  /// Whether `e` names the numpy module (`np`, `numpy`) or numpy.linalg.
+  bool isNumpyModule(const Expr& e) {
+    if (auto* v = dyn_cast<VarRef>(&e))
+      return !isVariable(v->name) && std::find(M.numpyAliases.begin(), M.numpyAliases.end(), v->name) != M.numpyAliases.end();
+    if (auto* a = dyn_cast<Attribute>(&e)) return a->name == "linalg" && isNumpyModule(*a->base);
+    return false;
+  }
+
+  /// `np.name(args)` becomes the catalog's function for numpy.name (a
+  /// plain call, so that sema goes on as for `from pydd import *`), and
+  /// `np.float64`, `np.pi`, ... their values. Null when `e` is neither.
+  ExprPtr resolveNumpy(ExprPtr& e) {
+    if (auto* c = dyn_cast<Call>(e.get()); c && c->isMethod && c->target == CallTarget::Unresolved &&
+                                            !c->args.empty() && isNumpyModule(*c->args[0])) {
+      bool linalg = c->args[0]->kind == ExprKind::Attribute;
+      std::string name = (linalg ? "linalg." : "") + c->callee;
+      c->isMethod = false;
+      c->args.erase(c->args.begin());
+      ScalarKind k;
+      if (!linalg && parseNumpyScalarName(c->callee, k)) {
+        c->callee = scalarName(k);  // a conversion, as float64(x)
+        return mutate(std::move(e));
+      }
+      const LibraryFunction* lib = lookupNumpyFunction(name);
+      if (!lib) {
+        Diag.error(c->loc, "numpy." + name + " is not supported in pydd kernels");
+        return std::make_unique<IntLit>(c->loc, 0);
+      }
+      // Bound here: a user function of the same name does not hide it.
+      c->callee = lib->name;
+      mutateChildren(*e);
+      return bindLibrary(std::move(e), *lib);
+    }
+    auto* attr = dyn_cast<Attribute>(e.get());
+    if (!attr || !isNumpyModule(*attr->base)) return nullptr;
+    ScalarKind k;
+    if (parseNumpyScalarName(attr->name, k)) return typedZero(attr->loc, k);
+    static const std::map<std::string, double> constants = {
+        {"pi", M_PI}, {"e", M_E}, {"inf", INFINITY}, {"Inf", INFINITY}, {"nan", NAN}, {"NaN", NAN}, {"euler_gamma", 0.5772156649015329}};
+    auto it = constants.find(attr->name);
+    if (it != constants.end()) return std::make_unique<FloatLit>(attr->loc, it->second);
+    Diag.error(attr->loc, "numpy." + attr->name + " is not supported in pydd kernels");
+    return std::make_unique<IntLit>(attr->loc, 0);
+  }
+
+  bool isNewaxis(const Expr& e) {
+    auto* a = dyn_cast<Attribute>(&e);
+    return a && a->name == "newaxis" && isNumpyModule(*a->base);
+  }
+
+  /// `x[:, np.newaxis]`: the subscript without its newaxis entries, then
+  /// expand_dims at each one's position in the result (slices and newaxis
+  /// entries each give one axis of it, integer subscripts none). Null when
+  /// `e` has no newaxis entry.
+  ExprPtr resolveNewaxis(ExprPtr& e) {
+    auto* idx = dyn_cast<Index>(e.get());
+    if (!idx || std::none_of(idx->indices.begin(), idx->indices.end(), [&](ExprPtr& i) { return isNewaxis(*i); }))
+      return nullptr;
+    std::vector<int64_t> positions;
+    std::vector<ExprPtr> rest;
+    int64_t axis = 0;
+    for (auto& i : idx->indices) {
+      if (isNewaxis(*i)) positions.push_back(axis++);
+      else {
+        if (i->kind == ExprKind::Slice) ++axis;
+        rest.push_back(std::move(i));
+      }
+    }
+    ExprPtr result = std::move(idx->base);
+    if (!rest.empty()) {
+      auto sub = std::make_unique<Index>(idx->loc, std::move(result));
+      sub->indices = std::move(rest);
+      result = std::move(sub);
+    }
+    for (int64_t p : positions) {
+      auto call = std::make_unique<Call>(idx->loc, "expand_dims");
+      call->args.push_back(std::move(result));
+      call->args.push_back(std::make_unique<IntLit>(idx->loc, p));
+      result = std::move(call);
+    }
+    return mutate(std::move(result));
+  }
+
+  /// NumPy's scalar type names: pydd's, and bool_, float_, int_, intp.
+  static bool parseNumpyScalarName(const std::string& name, ScalarKind& k) {
+    if (name == "bool_") return k = ScalarKind::Bool, true;
+    if (name == "float_") return k = ScalarKind::Float64, true;
+    if (name == "int_" || name == "intp") return k = ScalarKind::Int64, true;
+    return name != "int" && name != "float" && parseScalarName(name, k);
+  }
+
   bool isVariable(const std::string& name) {
     if (!Current) return false;
     for (auto& p : Current->params)
@@ -171,7 +266,9 @@ class Resolver : public Mutator {
       bindArguments(c, names, names.size(), false);
       return e;
     }
-    if (const LibraryFunction* lib = lookupLibraryFunction(c.callee)) {
+    const LibraryFunction* lib = lookupLibraryFunction(c.callee);
+    if (!lib) lib = lookupNumpyFunction(c.callee);  // `from numpy import subtract`
+    if (lib) {
       if (lib->methodOnly) {
         Diag.error(c.loc, "'" + c.callee + "' is a method; call it as x." + c.callee + "(...)");
         return e;
@@ -188,11 +285,33 @@ class Resolver : public Mutator {
     c.library = &lib;
     bool variadic = !lib.params.empty() && std::string(lib.params.back()) == "*";
     std::vector<std::string> names(lib.params.begin(), lib.params.end() - (variadic ? 1 : 0));
+    // arange(n, dtype=T) is arange(0, n, 1, dtype=T): fill the gap.
+    if (std::string(lib.name) == "arange" && c.args.size() == 1 && c.keywords.size() == 1 &&
+        c.keywords[0].name == "dtype") {
+      c.args.insert(c.args.begin(), std::make_unique<IntLit>(c.loc, 0));
+      c.args.push_back(std::make_unique<IntLit>(c.loc, 1));
+    }
     bindArguments(c, names, lib.required, variadic);
     // A dtype argument may be written as a bare type name.
     for (size_t i = 0; i < names.size() && i < c.args.size(); ++i)
       if (names[i] == "dtype" && c.args[i]) c.args[i] = typeNameAsValue(std::move(c.args[i]));
     return e;
+  }
+
+  /// The catalog's default for parameter `name` of `lib` as an expression,
+  /// or null when it has none.
+  ExprPtr defaultArgument(const LibraryFunction& lib, const std::string& name, SourceLoc loc) {
+    for (auto& [param, value] : lib.defaults) {
+      if (name != param) continue;
+      llvm::StringRef text(value);
+      if (text == "True" || text == "False") return std::make_unique<BoolLit>(loc, text == "True");
+      if (text.endswith("()")) return resolveCall(std::make_unique<Call>(loc, text.drop_back(2).str()));
+      int64_t i;
+      if (!text.getAsInteger(10, i)) return std::make_unique<IntLit>(loc, i);
+      double d;
+      if (!text.getAsDouble(d)) return std::make_unique<FloatLit>(loc, d);
+    }
+    return nullptr;
   }
 
   /// Moves keyword arguments into position; checks counts like Python.
@@ -225,8 +344,12 @@ class Resolver : public Mutator {
         return;
       }
     }
-    // Trailing omitted optionals are dropped; a gap is impossible to fill.
+    // Trailing omitted optionals are dropped; a gap takes the catalog's
+    // default for that parameter, or is an error.
     while (!c.args.empty() && !c.args.back()) c.args.pop_back();
+    if (c.target == CallTarget::Library)
+      for (size_t i = 0; i < c.args.size(); ++i)
+        if (!c.args[i]) c.args[i] = defaultArgument(*c.library, names[i], c.loc);
     for (size_t i = 0; i < c.args.size(); ++i)
       if (!c.args[i]) Diag.error(c.loc, c.callee + "() missing argument '" + names[i] + "'");
   }
@@ -726,7 +849,21 @@ class FunctionTyper {
         return bad(report, s.loc, "both branches of a conditional expression must have one type, got " + a.str() + " and " + b.str());
       }
       case ExprKind::Call: return callType(static_cast<Call&>(e), report);
-      case ExprKind::Index: return indexType(static_cast<Index&>(e), report);
+      case ExprKind::Index: {
+        auto& x = static_cast<Index&>(e);
+        if (x.indices.size() == 1 && x.indices[0]->kind != ExprKind::Slice) {
+          // x[mask] and x[idx] (a bool or an integer array as the index) read
+          // through extract() and take(); storing through them is not supported.
+          Type bt = typeOf(x.base, report), it = typeOf(x.indices[0], report);
+          if (bt.isArray() && it.isArray()) {
+            if (TypingTarget)
+              return bad(report, x.loc, "storing through a boolean mask or an index array is not supported yet; use a loop");
+            if (it.elem() == ScalarKind::Bool) return lowerToCall(slot, "extract", takeOperands(x.indices[0], x.base), report);
+            return lowerToCall(slot, "take", takeOperands(x.base, x.indices[0]), report);
+          }
+        }
+        return indexType(x, report);
+      }
       case ExprKind::Attribute: return Type();  // reported by the resolver
       case ExprKind::Cast: {
         auto& c = static_cast<Cast&>(e);
@@ -1102,7 +1239,9 @@ class FunctionTyper {
       value = convertForAssignment(std::move(value), t, "'" + var->name + "'");
       return;
     }
+    TypingTarget = true;
     finalizeExpr(target);
+    TypingTarget = false;
     if (target->type.isUnknown()) return;
     const Type& base = static_cast<Index&>(*target).base->type;
     if (base.isTuple()) {
@@ -1269,6 +1408,8 @@ class FunctionTyper {
   std::map<std::string, VarInfo> Vars;
   bool Changed = false;
   bool Reporting = false;
+  /// The expression being typed is an assignment's target.
+  bool TypingTarget = false;
   bool ReportReads = false;
   std::set<std::string> Unbound;
   /// The iterable of the for loop being finalized (S.row(i) may only be one).

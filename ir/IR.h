@@ -298,6 +298,9 @@ struct Module {
   std::string name;  // the file stem: Python module and C++ namespace name
   std::string path;
   std::vector<std::unique_ptr<Function>> functions;
+  /// The names `import numpy` / `import numpy as np` bound: `np.sum(x)` is
+  /// the library's sum (resolved by sema).
+  std::vector<std::string> numpyAliases;
 
   Function* find(const std::string& fn) const;
 };

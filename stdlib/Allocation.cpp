@@ -155,6 +155,15 @@ std::string emitNdim(const Call& c, llvm::ArrayRef<std::string>) {
 }
 std::string emitSize(const Call&, llvm::ArrayRef<std::string> args) { return "(" + args[0] + ").size()"; }
 
+/// A.dtype: the typed zero of A's element type, which is how a dtype is a
+/// value in pydd (`zeros(n, dtype=A.dtype)`).
+Type dtypeType(const Call& c, TypeRuleError& err) {
+  const Type& a = arg(c, 0)->type;
+  if (!a.isArray() && !a.isSparse()) return fail(err, 0, "'.dtype' needs an array, got " + a.str());
+  return Type::scalar(a.elem());
+}
+std::string emitDtype(const Call& c, llvm::ArrayRef<std::string>) { return castTo(c.type.elem(), "0"); }
+
 }  // namespace
 
 void addAllocationFunctions(std::vector<LibraryFunction>& out) {
@@ -185,6 +194,7 @@ void addAllocationFunctions(std::vector<LibraryFunction>& out) {
                                 });
   share.raisesOnlyOnAxis = true;  // of its two arrays, neither is an axis: it never raises
   out.push_back(std::move(share));
+  out.push_back(entry("dtype", C::Query, {"a"}, 1, "numpy.ndarray.dtype", dtypeType, emitDtype));
 }
 
 }  // namespace pydd::catalog

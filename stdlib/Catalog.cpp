@@ -80,6 +80,37 @@ std::string axisText(const Call& c, size_t index, int rank, const std::string& t
   return "pydd::normalize_axis(" + text + ", " + std::to_string(rank) + ", pydd::ErrorKind::" + errorKind + ")";
 }
 
+namespace {
+bool keepdims(const Call& c, size_t keepIndex) {
+  auto* lit = dyn_cast<BoolLit>(arg(c, keepIndex));
+  return lit && lit->value;
+}
+}  // namespace
+
+Type keepdimsType(const Call& c, Type reduced, size_t axisIndex, size_t keepIndex, TypeRuleError& err) {
+  const Expr* keep = arg(c, keepIndex);
+  if (!keep || reduced.isUnknown()) return reduced;
+  if (keep->kind != ExprKind::BoolLit)
+    return fail(err, static_cast<int>(keepIndex), "keepdims must be True or False written out: it decides the result's rank");
+  const Type& a = arg(c, 0)->type;
+  if (!keepdims(c, keepIndex)) return reduced;
+  if (!a.isArray()) return fail(err, static_cast<int>(keepIndex), "keepdims needs an array, got " + a.str());
+  (void)axisIndex;
+  return Type::array(reduced.elem(), a.rank());
+}
+
+std::string keepdimsText(const Call& c, size_t axisIndex, size_t keepIndex, const std::string& text,
+                         llvm::ArrayRef<std::string> args) {
+  if (!keepdims(c, keepIndex)) return text;
+  int rank = arg(c, 0)->type.rank();
+  std::string r = cxxScalarType(c.type.elem());
+  // A scalar result (every axis, or the one axis of a 1-D array) fills a
+  // (1, ..., 1) array; an (N-1)-D one gets its axis back as a view.
+  if (!axisGiven(c, axisIndex) || rank == 1)
+    return "pydd::keep_all_dims<" + std::to_string(rank) + ">(" + r + "(" + text + "))";
+  return "pydd::keep_axis_dim(" + text + ", " + axisText(c, axisIndex, rank, args[axisIndex], "ValueError") + ")";
+}
+
 }  // namespace catalog
 
 const std::vector<LibraryFunction>& libraryFunctions() {
@@ -91,6 +122,7 @@ const std::vector<LibraryFunction>& libraryFunctions() {
     catalog::addLinearAlgebraFunctions(all);
     catalog::addContainerFunctions(all);
     catalog::addSparseFunctions(all);
+    catalog::addNumericFunctions(all);
     return all;
   }();
   return entries;
@@ -100,6 +132,27 @@ const LibraryFunction* lookupLibraryFunction(llvm::StringRef name) {
   static const llvm::StringMap<const LibraryFunction*> index = [] {
     llvm::StringMap<const LibraryFunction*> m;
     for (auto& f : libraryFunctions()) m[f.name] = &f;
+    return m;
+  }();
+  auto it = index.find(name);
+  return it == index.end() ? nullptr : it->second;
+}
+
+const LibraryFunction* lookupNumpyFunction(llvm::StringRef name) {
+  static const llvm::StringMap<const LibraryFunction*> index = [] {
+    llvm::StringMap<const LibraryFunction*> m;
+    // From each entry's NumPy equivalent when it is exactly one NumPy
+    // function ("numpy.subtract", "numpy.min / min"; not "numpy.dot (1-D)").
+    for (auto& f : libraryFunctions()) {
+      llvm::StringRef eq = llvm::StringRef(f.numpy).split(" / ").first;
+      if (!eq.consume_front("numpy.") || eq.contains(' ') || eq.startswith("ndarray.")) continue;
+      m.try_emplace(eq, &f);
+    }
+    // NumPy's other spellings of the same functions.
+    static const std::pair<const char*, const char*> aliases[] = {
+        {"divide", "div"}, {"abs", "abs"}, {"amax", "max"}, {"amin", "min"}, {"dot", "matmult"}, {"pow", "pow"}};
+    for (auto& [alias, entry] : aliases)
+      if (const LibraryFunction* f = lookupLibraryFunction(entry)) m.try_emplace(alias, f);
     return m;
   }();
   auto it = index.find(name);

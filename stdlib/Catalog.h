@@ -42,6 +42,8 @@ struct ElementRule {
   bool resultBool;
   /// NumPy refuses bool operands, or gives int8/float16 which pydd lacks.
   bool rejectsBool;
+  /// NumPy refuses float operands (the bitwise functions).
+  bool rejectsFloat = false;
 };
 
 struct LibraryFunction {
@@ -51,6 +53,11 @@ struct LibraryFunction {
   std::vector<const char*> params;
   /// How many leading parameters are required.
   unsigned required = 0;
+  /// Default values of optional parameters, by name, as pydd literals
+  /// ("0", "False", "all_axes()" for NumPy's axis=None): what sema puts in
+  /// for an omitted argument that a later keyword argument skips
+  /// (`np.var(x, ddof=1)`). A trailing omitted argument stays omitted.
+  std::vector<std::pair<const char*, const char*>> defaults;
   /// The NumPy/SciPy/Python equivalent, as the Python shim implements it.
   const char* numpy = "";
   /// Def/use: bit i is set when the function writes the memory of argument
@@ -81,6 +88,10 @@ struct LibraryFunction {
 
 /// The entry named `name`, or null.
 const LibraryFunction* lookupLibraryFunction(llvm::StringRef name);
+/// The entry that implements NumPy's `numpy.<name>` (`np.subtract` is sub,
+/// `np.linalg.norm` is "linalg.norm"), or null: what `np.name(...)` and a
+/// name from `from numpy import ...` resolve to.
+const LibraryFunction* lookupNumpyFunction(llvm::StringRef name);
 /// Every entry, in catalog order (for documentation and tests).
 const std::vector<LibraryFunction>& libraryFunctions();
 

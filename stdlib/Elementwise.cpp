@@ -21,6 +21,9 @@ Type elementwiseType(const Call& c, TypeRuleError& err) {
   if (rule.rejectsBool && compute == ScalarKind::Bool)
     return fail(err, -1, std::string(c.callee) + " (" + rule.formula +
                              ") is not supported on bool operands; convert them to a number type first");
+  if (rule.rejectsFloat && isFloatKind(compute))
+    return fail(err, -1, std::string(c.callee) + " (" + rule.formula + ") is not supported on " + scalarName(compute) +
+                             " operands; NumPy defines it on integers and bools only");
   ScalarKind result = rule.resultBool ? ScalarKind::Bool : compute;
   return rank ? Type::array(result, rank) : Type::scalar(result);
 }
@@ -96,6 +99,13 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
       {"ge", "numpy.greater_equal", {"pydd::op::ge", "a >= b", Compute::Common, true, false}},
       {"logical_and", "numpy.logical_and", {"pydd::op::logical_and", "a and b", Compute::Bool, true, false}},
       {"logical_or", "numpy.logical_or", {"pydd::op::logical_or", "a or b", Compute::Bool, true, false}},
+      // runtime/include/pydd/ufuncs.h
+      {"arctan2", "numpy.arctan2", {"pydd::op::arctan2", "arctan2(a, b)", Compute::Float, false, true}},
+      {"hypot", "numpy.hypot", {"pydd::op::hypot", "hypot(a, b)", Compute::Float, false, true}},
+      {"logical_xor", "numpy.logical_xor", {"pydd::op::logical_xor", "logical_xor(a, b)", Compute::Bool, true, false}},
+      {"bitwise_and", "numpy.bitwise_and", {"pydd::op::bitwise_and", "a & b", Compute::Common, false, false, true}},
+      {"bitwise_or", "numpy.bitwise_or", {"pydd::op::bitwise_or", "a | b", Compute::Common, false, false, true}},
+      {"bitwise_xor", "numpy.bitwise_xor", {"pydd::op::bitwise_xor", "a ^ b", Compute::Common, false, false, true}},
   };
   static const Spec unary[] = {
       {"minus", "numpy.negative", {"pydd::op::negative", "-a", Compute::Common, false, true}},
@@ -115,6 +125,17 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
       {"atan", "numpy.arctan", {"pydd::op::arctan", "atan(a)", Compute::Float, false, true}},
       {"floor", "numpy.floor", {"pydd::op::floor", "floor(a)", Compute::Common, false, true}},
       {"ceil", "numpy.ceil", {"pydd::op::ceil", "ceil(a)", Compute::Common, false, true}},
+      // runtime/include/pydd/ufuncs.h
+      {"tanh", "numpy.tanh", {"pydd::op::tanh", "tanh(a)", Compute::Float, false, true}},
+      {"sinh", "numpy.sinh", {"pydd::op::sinh", "sinh(a)", Compute::Float, false, true}},
+      {"cosh", "numpy.cosh", {"pydd::op::cosh", "cosh(a)", Compute::Float, false, true}},
+      {"log2", "numpy.log2", {"pydd::op::log2", "log2(a)", Compute::Float, false, true}},
+      {"log10", "numpy.log10", {"pydd::op::log10", "log10(a)", Compute::Float, false, true}},
+      {"exp2", "numpy.exp2", {"pydd::op::exp2", "exp2(a)", Compute::Float, false, true}},
+      {"expm1", "numpy.expm1", {"pydd::op::expm1", "expm1(a)", Compute::Float, false, true}},
+      {"log1p", "numpy.log1p", {"pydd::op::log1p", "log1p(a)", Compute::Float, false, true}},
+      {"square", "numpy.square", {"pydd::op::square", "a * a", Compute::Common, false, true}},
+      {"sign", "numpy.sign", {"pydd::op::sign", "sign(a)", Compute::Common, false, true}},
   };
   for (const Spec& s : binary) {
     bool isPow = std::string(s.name) == "pow";

@@ -26,28 +26,31 @@ Type reductionType(const Call& c, TypeRuleError& err) {
   if (a.isSparse() && name == "sum") {
     // SciPy's S.sum(axis) is a (1, n) or (n, 1) matrix; pydd gives the 1-D array.
     ScalarKind k = accumulatorKind(*c.library, a.elem());
-    if (!arg(c, 1)) return Type::scalar(k);
+    if (!axisGiven(c, 1)) return Type::scalar(k);
     if (!checkAxis(c, 1, 2, err)) return Type();
     return Type::array(k, 1);
   }
   if (!a.isArray()) return fail(err, 0, name + "() expects an array" + (name == "mean" || name == "prod" ? "" : " or a list") +
                                             ", got " + a.str());
   ScalarKind k = accumulatorKind(*c.library, a.elem());
-  if (!arg(c, 1)) return Type::scalar(k);
+  if (!axisGiven(c, 1)) return keepdimsType(c, Type::scalar(k), 1, 2, err);
   if (!checkAxis(c, 1, a.rank(), err)) return Type();
-  return a.rank() == 1 ? Type::scalar(k) : Type::array(k, a.rank() - 1);
+  return keepdimsType(c, a.rank() == 1 ? Type::scalar(k) : Type::array(k, a.rank() - 1), 1, 2, err);
 }
 
-std::string emitReduction(const Call& c, llvm::ArrayRef<std::string> args) {
+std::string emitReduced(const Call& c, llvm::ArrayRef<std::string> args) {
   const Type& a = c.args[0]->type;
   std::string name = c.callee;
   if (a.isList()) return "pydd::list_" + name + "<" + cxxType(c.type) + ">(" + args[0] + ")";
   bool typed = name != "min" && name != "max";
   std::string targs = typed ? "<" + std::string(cxxScalarType(c.type.elem())) + ">" : "";
-  if (c.args.size() < 2) return "pydd::" + name + targs + "(" + args[0] + ")";
+  if (!axisGiven(c, 1)) return "pydd::" + name + targs + "(" + args[0] + ")";
   std::string axis = axisText(c, 1, a.rank(), args[1], "ValueError");
   if (a.isArray() && a.rank() == 1) return "(" + axis + ", pydd::" + name + targs + "(" + args[0] + "))";
   return "pydd::" + name + "_axis" + targs + "(" + args[0] + ", " + axis + ")";
+}
+std::string emitReduction(const Call& c, llvm::ArrayRef<std::string> args) {
+  return keepdimsText(c, 1, 2, emitReduced(c, args), args);
 }
 
 /// min/max: of an array or a list (NumPy / Python), or of two or more
@@ -137,11 +140,17 @@ std::string emitWhere(const Call& c, llvm::ArrayRef<std::string> args) {
 
 void addReductionFunctions(std::vector<LibraryFunction>& out) {
   using C = LibraryCategory;
-  out.push_back(entry("sum", C::Reduction, {"a", "axis"}, 1, "numpy.sum", reductionType, emitReduction));
-  out.push_back(entry("prod", C::Reduction, {"a", "axis"}, 1, "numpy.prod", reductionType, emitReduction));
-  out.push_back(entry("mean", C::Reduction, {"a", "axis"}, 1, "numpy.mean", reductionType, emitReduction));
-  out.push_back(entry("min", C::Reduction, {"a", "axis", "*"}, 1, "numpy.min / min", minMaxType, emitMinMax));
-  out.push_back(entry("max", C::Reduction, {"a", "axis", "*"}, 1, "numpy.max / max", minMaxType, emitMinMax));
+  // keepdims=True keeps the reduced axes (NumPy's); axis=None is all_axes().
+  auto reduction = [&](const char* name, std::vector<const char*> params, const char* numpy, TypeRule rule, EmitRule emit) {
+    LibraryFunction f = entry(name, C::Reduction, std::move(params), 1, numpy, rule, emit);
+    f.defaults = {{"axis", "all_axes()"}};
+    out.push_back(f);
+  };
+  reduction("sum", {"a", "axis", "keepdims"}, "numpy.sum", reductionType, emitReduction);
+  reduction("prod", {"a", "axis", "keepdims"}, "numpy.prod", reductionType, emitReduction);
+  reduction("mean", {"a", "axis", "keepdims"}, "numpy.mean", reductionType, emitReduction);
+  reduction("min", {"a", "axis", "keepdims", "*"}, "numpy.min / min", minMaxType, emitMinMax);
+  reduction("max", {"a", "axis", "keepdims", "*"}, "numpy.max / max", minMaxType, emitMinMax);
   out.push_back(entry("argmin", C::Reduction, {"a"}, 1, "numpy.argmin", argType, emitArg));
   out.push_back(entry("argmax", C::Reduction, {"a"}, 1, "numpy.argmax", argType, emitArg));
   out.push_back(entry("any", C::Reduction, {"a"}, 1, "numpy.any", anyAllType, emitAnyAll));

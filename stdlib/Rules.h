@@ -39,6 +39,20 @@ bool checkAxis(const Call& c, size_t index, int rank, TypeRuleError& err);
 /// reduction (NumPy's AxisError is both).
 std::string axisText(const Call& c, size_t index, int rank, const std::string& text, const char* errorKind);
 
+/// Whether the axis argument at `index` names an axis: omitted, or
+/// all_axes() (NumPy's None, what sema puts in when a later argument is
+/// given by keyword, as in `np.var(x, ddof=1)`), mean every axis.
+inline bool axisGiven(const Call& c, size_t index) { return arg(c, index) && !arg(c, index)->type.isTuple(); }
+
+/// NumPy's keepdims: the reduction `reduced` of argument 0 (along the axis
+/// at `axisIndex`, or all of them) with the reduced axes kept at length 1
+/// when the argument at `keepIndex` is True. It decides the result's rank,
+/// so it must be a literal.
+Type keepdimsType(const Call& c, Type reduced, size_t axisIndex, size_t keepIndex, TypeRuleError& err);
+/// The C++ of such a call from `text`, the C++ of the plain reduction.
+std::string keepdimsText(const Call& c, size_t axisIndex, size_t keepIndex, const std::string& text,
+                         llvm::ArrayRef<std::string> args);
+
 using TypeRule = Type (*)(const Call&, TypeRuleError&);
 using EmitRule = std::string (*)(const Call&, llvm::ArrayRef<std::string>);
 
@@ -63,5 +77,6 @@ void addReductionFunctions(std::vector<LibraryFunction>& out);
 void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out);
 void addContainerFunctions(std::vector<LibraryFunction>& out);
 void addSparseFunctions(std::vector<LibraryFunction>& out);
+void addNumericFunctions(std::vector<LibraryFunction>& out);
 
 }  // namespace pydd::catalog

@@ -330,6 +330,22 @@ tan = np.tan
 acos = np.arccos
 asin = np.arcsin
 atan = np.arctan
+tanh = np.tanh
+sinh = np.sinh
+cosh = np.cosh
+log2 = np.log2
+log10 = np.log10
+exp2 = np.exp2
+expm1 = np.expm1
+log1p = np.log1p
+square = np.square
+sign = np.sign
+arctan2 = np.arctan2
+hypot = np.hypot
+logical_xor = np.logical_xor
+bitwise_and = np.bitwise_and
+bitwise_or = np.bitwise_or
+bitwise_xor = np.bitwise_xor
 
 
 def _keeps_integers(ufunc, x):
@@ -372,14 +388,15 @@ def _is_array(x):
 
 
 def _axis_form(args, kwargs):
-    """(array, axis) if ``args``/``kwargs`` are a NumPy reduction call, else None."""
+    """(array, axis, keepdims) if ``args``/``kwargs`` are a NumPy reduction
+    call, else None."""
     if not args or not _is_array(args[0]):
         return None
-    if len(args) == 1 and set(kwargs) <= {"axis"}:
-        return args[0], kwargs.get("axis")
-    if len(args) == 2 and not kwargs and isinstance(args[1], (builtins.int, np.integer)) \
-            and not isinstance(args[1], (builtins.bool, np.bool_)):
-        return args[0], builtins.int(args[1])
+    if len(args) == 1 and set(kwargs) <= {"axis", "keepdims"}:
+        return args[0], kwargs.get("axis"), kwargs.get("keepdims", False)
+    if len(args) == 2 and set(kwargs) <= {"keepdims"} and (args[1] is None or (
+            isinstance(args[1], (builtins.int, np.integer)) and not isinstance(args[1], (builtins.bool, np.bool_)))):
+        return args[0], None if args[1] is None else builtins.int(args[1]), kwargs.get("keepdims", False)
     return None
 
 
@@ -391,18 +408,49 @@ def sum(*args, **kwargs):
         return _spm_sum(*args, **kwargs)
     form = _axis_form(args, kwargs)
     if form is not None:
-        return np.sum(form[0], axis=form[1])
+        return np.sum(form[0], axis=form[1], keepdims=form[2])
     return builtins.sum(*args, **kwargs)
 
 
-def prod(a, axis=None):
+def prod(a, axis=None, keepdims=False):
     """``numpy.prod`` (``prod(A, axis)``)."""
-    return np.prod(a, axis=axis)
+    return np.prod(a, axis=axis, keepdims=keepdims)
 
 
-def mean(a, axis=None):
+def mean(a, axis=None, keepdims=False):
     """``numpy.mean`` (``mean(A, axis)``): float64 for integer arrays."""
-    return np.mean(a, axis=axis)
+    return np.mean(a, axis=axis, keepdims=keepdims)
+
+
+def all_axes():
+    """pydd's spelling of NumPy's ``axis=None``."""
+    return None
+
+
+def var(a, axis=None, ddof=0, keepdims=False):
+    """``numpy.var(a, axis, ddof=ddof, keepdims=keepdims)``."""
+    return np.var(a, axis=axis, ddof=ddof, keepdims=keepdims)
+
+
+def std(a, axis=None, ddof=0, keepdims=False):
+    """``numpy.std(a, axis, ddof=ddof, keepdims=keepdims)``."""
+    return np.std(a, axis=axis, ddof=ddof, keepdims=keepdims)
+
+
+count_nonzero = np.count_nonzero
+trace = np.trace
+cumsum = np.cumsum
+cumprod = np.cumprod
+diff = np.diff
+linspace = np.linspace
+eye = np.eye
+identity = np.identity
+outer = np.outer
+isclose = np.isclose
+clip = np.clip
+expand_dims = np.expand_dims
+extract = np.extract
+take = np.take
 
 
 def min(*args, **kwargs):
@@ -410,7 +458,7 @@ def min(*args, **kwargs):
     builtin on scalars and lists."""
     form = _axis_form(args, kwargs)
     if form is not None:
-        return np.min(form[0], axis=form[1])
+        return np.min(form[0], axis=form[1], keepdims=form[2])
     return builtins.min(*args, **kwargs)
 
 
@@ -418,7 +466,7 @@ def max(*args, **kwargs):
     """``numpy.max`` of an array (see :func:`min`); the builtin otherwise."""
     form = _axis_form(args, kwargs)
     if form is not None:
-        return np.max(form[0], axis=form[1])
+        return np.max(form[0], axis=form[1], keepdims=form[2])
     return builtins.max(*args, **kwargs)
 
 
@@ -1016,6 +1064,10 @@ __all__ = [
     "eq", "neq", "lt", "gt", "le", "ge", "logical_and", "logical_or",
     "abs", "minus", "isnan", "isinf", "logical_not", "elemwise_not",
     "sqrt", "exp", "log", "cos", "sin", "tan", "acos", "asin", "atan", "floor", "ceil",
+    "tanh", "sinh", "cosh", "log2", "log10", "exp2", "expm1", "log1p", "square", "sign",
+    "arctan2", "hypot", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "all_axes", "var", "std", "count_nonzero", "trace", "cumsum", "cumprod", "diff", "linspace", "eye",
+    "identity", "outer", "isclose", "clip", "expand_dims", "extract", "take",
     "sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "allclose", "where",
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",

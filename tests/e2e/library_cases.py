@@ -45,7 +45,8 @@ MAX_KERNELS = 64
 
 # Element-wise functions whose float results may differ from NumPy's by a few
 # ulp: NumPy uses its own SIMD (SVML) implementations on AVX-512 machines.
-ULP_FUNCTIONS = {"exp", "log", "cos", "sin", "tan", "acos", "asin", "atan", "pow"}
+ULP_FUNCTIONS = {"exp", "log", "cos", "sin", "tan", "acos", "asin", "atan", "pow", "tanh", "sinh", "cosh", "log2",
+                 "log10", "exp2", "expm1", "log1p", "arctan2", "hypot"}
 ULPS = 4
 
 BINARY = ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum",
@@ -54,6 +55,11 @@ UNARY = ("abs", "minus", "isnan", "isinf", "logical_not", "elemwise_not", "sqrt"
          "cos", "sin", "tan", "acos", "asin", "atan", "floor", "ceil")
 REDUCTIONS = ("sum", "prod", "min", "max", "argmin", "argmax", "any", "all", "mean")
 AXIS_REDUCTIONS = ("sum", "prod", "min", "max", "mean")
+# The ufuncs of runtime/include/pydd/ufuncs.h (family "ufuncs"): every dtype
+# NumPy defines them on, every rank; binary ones over fewer rank pairs.
+MORE_UNARY = ("tanh", "sinh", "cosh", "log2", "log10", "exp2", "expm1", "log1p", "square", "sign")
+MORE_BINARY = ("arctan2", "hypot", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor")
+MORE_BINARY_RANK_PAIRS = ((0, 0), (1, 1), (0, 2), (2, 1), (1, 3), (3, 3))
 
 
 def _keep_int(ufunc):
@@ -72,7 +78,8 @@ UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_
           "logical_or": np.logical_or, "abs": np.absolute, "minus": np.negative, "isnan": np.isnan,
           "isinf": np.isinf, "logical_not": np.logical_not, "elemwise_not": np.logical_not, "sqrt": np.sqrt,
           "exp": np.exp, "log": np.log, "cos": np.cos, "sin": np.sin, "tan": np.tan, "acos": np.arccos,
-          "asin": np.arcsin, "atan": np.arctan, "floor": _keep_int(np.floor), "ceil": _keep_int(np.ceil)}
+          "asin": np.arcsin, "atan": np.arctan, "floor": _keep_int(np.floor), "ceil": _keep_int(np.ceil),
+          **{fn: getattr(np, fn) for fn in MORE_UNARY + MORE_BINARY}}
 
 
 def type_text(dtype, rank):
@@ -403,6 +410,28 @@ def unary_family():
     return cases
 
 
+def ufuncs_family():
+    cases = []
+    for fn in MORE_UNARY:
+        for dt in DTYPES:
+            if dt == "bool":
+                continue  # NumPy rejects bool (sign) or gives int8/float16
+            for r in RANKS:
+                cases.append(Case(_name(fn, _sig(dt, r)), "ufuncs", [Param("a", dt, r, "any")], f"return {fn}(a)",
+                                  unary_patterns(r), compare="ulp" if fn in ULP_FUNCTIONS else "exact",
+                                  oracle=UFUNCS[fn]))
+    for fn in MORE_BINARY:
+        for dt in (("bool",) + INTS if fn.startswith("bitwise") else DTYPES):
+            if dt == "bool" and fn in ULP_FUNCTIONS:
+                continue
+            for ra, rb in MORE_BINARY_RANK_PAIRS:
+                cases.append(Case(_name(fn, _sig(dt, ra), _sig(dt, rb)), "ufuncs", _ab(dt, ra, dt, rb),
+                                  f"return {fn}(a, b)", binary_patterns(ra, rb),
+                                  compare="ulp" if fn in ULP_FUNCTIONS else "exact",
+                                  check_message=True, op_name=fn, oracle=UFUNCS[fn]))
+    return cases
+
+
 def _approx_rtol(dt):
     return 1e-5 if dt == "float32" else 1e-12
 
@@ -440,6 +469,119 @@ def axis_family():
                                   f"return a.{fn}(k)",
                                   [[p[0], ("value", p[1])] for p in pats],
                                   oracle=(lambda x, k, fn=fn: getattr(np, fn)(x, axis=k)), **common))
+    return cases
+
+
+def numeric_family():
+    """runtime/include/pydd/numeric.h: var/std (ddof, axis), count_nonzero,
+    trace, cumsum/cumprod (flat and along an axis), diff, linspace, eye,
+    identity, outer, isclose, clip."""
+    cases = []
+    for dt in DTYPES:
+        stat = dict(compare="approx" if dt != "bool" else "exact", rtol=_approx_rtol(dt))
+        for r in (1, 2, 3):
+            a = [Param("a", dt, r)]
+            for fn in ("var", "std"):
+                if dt != "bool":
+                    cases.append(Case(_name(fn, _sig(dt, r)), "numeric", a, f"return {fn}(a)", reduce_patterns(r),
+                                      scale=(lambda x, fn=fn: getattr(np, fn)(x) + 1), oracle=getattr(np, fn), **stat))
+                    cases.append(Case(_name(fn, _sig(dt, r), "ddof"), "numeric", a, f"return {fn}(a, ddof=1)",
+                                      reduce_patterns(r), scale=(lambda x, fn=fn: getattr(np, fn)(x, ddof=1) + 1),
+                                      oracle=lambda x, fn=fn: getattr(np, fn)(x, ddof=1), **stat))
+                    if r > 1:
+                        cases.append(Case(_name(fn, _sig(dt, r), "ax1"), "numeric", a, f"return {fn}(a, 1, 1)",
+                                          reduce_patterns(r), scale=(lambda x, fn=fn: getattr(np, fn)(x, axis=1, ddof=1) + 1),
+                                          oracle=lambda x, fn=fn: getattr(np, fn)(x, axis=1, ddof=1), **stat))
+            cases.append(Case(_name("count_nonzero", _sig(dt, r)), "numeric", a, "return count_nonzero(a)",
+                              reduce_patterns(r), oracle=np.count_nonzero))
+            for fn in ("cumsum", "cumprod"):
+                scan = dict(compare="approx" if dt in FLOATS else "exact", rtol=_approx_rtol(dt))
+                cases.append(Case(_name(fn, _sig(dt, r)), "numeric", a, f"return {fn}(a)", reduce_patterns(r),
+                                  scale=(lambda x, fn=fn: getattr(np, fn)(x) + 1), oracle=getattr(np, fn), **scan))
+                cases.append(Case(_name(fn, _sig(dt, r), "axm1"), "numeric", a, f"return {fn}(a, -1)",
+                                  reduce_patterns(r), scale=(lambda x, fn=fn: getattr(np, fn)(x, axis=-1) + 1),
+                                  oracle=lambda x, fn=fn: getattr(np, fn)(x, axis=-1), **scan))
+            cases.append(Case(_name("diff", _sig(dt, r)), "numeric", a, "return diff(a)", reduce_patterns(r),
+                              oracle=np.diff))
+            cases.append(Case(_name("diff", _sig(dt, r), "n2ax0"), "numeric", a, "return diff(a, 2, 0)",
+                              reduce_patterns(r), oracle=lambda x: np.diff(x, 2, 0)))
+        sq = full(2)
+        cases.append(Case(_name("trace", _sig(dt, 2)), "numeric", [Param("a", dt, 2)], "return trace(a)",
+                          [[sq], [(4, 4)], [(0, 3)], [("strided", (3, 5))], [("transposed", (3, 4))]],
+                          compare="approx" if dt in FLOATS else "exact", rtol=_approx_rtol(dt),
+                          scale=lambda x: np.abs(x).sum() + 1, oracle=np.trace))
+        for dtb in ("bool", "int32", "float64"):
+            cases.append(Case(_name("outer", _sig(dt, 1), _sig(dtb, 2)), "numeric", _ab(dt, 1, dtb, 2),
+                              "return outer(a, b)", [[(3,), (2, 2)], [(0,), (2, 3)], [("strided", (4,)), (1, 2)]],
+                              oracle=np.outer))
+        if dt != "bool":
+            for ra, rb in ((0, 1), (1, 1), (2, 1), (1, 0)):
+                cases.append(Case(_name("isclose", _sig(dt, ra), _sig(dt, rb)), "numeric", _ab(dt, ra, dt, rb),
+                                  "return isclose(a, b)", binary_patterns(ra, rb)[:5], oracle=np.isclose))
+            cases.append(Case(_name("isclose", _sig(dt, 1), _sig(dt, 1), "tol"), "numeric",
+                              _ab(dt, 1, dt, 1) + [Param("rtol", "float64", 0, "pos")],
+                              "return isclose(a, b, rtol, 0.5, True)",
+                              [[(5,), ("near", 0, 1e-3), None], [(4,), (4,), None], [(0,), (0,), None]],
+                              oracle=lambda a, b, r: np.isclose(a, b, r, 0.5, True)))
+            # Finite scalar bounds: NumPy 1.x ignores a NaN scalar bound (deprecated; NumPy 2
+            # and pydd propagate it, as NumPy 1.x does for array bounds, tested below).
+            for ra in (0, 1, 2):
+                cases.append(Case(_name("clip", _sig(dt, ra)), "numeric",
+                                  [Param("a", dt, ra), Param("lo", dt, 0, "finite"), Param("hi", dt, 0, "finite")],
+                                  "return clip(a, lo, hi)", [[full(ra), None, None] for _ in range(4)],
+                                  oracle=np.clip, zero_sign=False))
+            cases.append(Case(_name("clip", _sig(dt, 2), "arrays"), "numeric",
+                              [Param("a", dt, 2), Param("lo", dt, 1), Param("hi", dt, 0, "finite")],
+                              "return clip(a, lo, hi)", [[(3, 4), (4,), None], [(0, 4), (4,), None]],
+                              oracle=np.clip, zero_sign=False))
+        if dt != "bool":
+            cases.append(Case(_name("eye", _sig(dt, 0)), "numeric", [Param("n", "int64", 0, "count")],
+                              f"return eye(n, n + 1, 1, {dt})", [[("value", 3)], [("value", 0)], [("value", 1)]],
+                              oracle=lambda n, dt=dt: np.eye(n, n + 1, 1, dt)))
+            cases.append(Case(_name("identity", _sig(dt, 0)), "numeric", [Param("n", "int64", 0, "count")],
+                              f"return identity(n, {dt})", [[("value", 3)], [("value", 0)]],
+                              oracle=lambda n, dt=dt: np.identity(n, dt)))
+    for dt in DTYPES:
+        for r in (1, 2, 3):
+            for axis in (0, r, -1):
+                lit = f"m{-axis}" if axis < 0 else str(axis)
+                cases.append(Case(_name("expand_dims", _sig(dt, r), f"ax{lit}"), "numeric", [Param("a", dt, r)],
+                                  f"return expand_dims(a, {axis})", reduce_patterns(r)[:3],
+                                  oracle=lambda x, axis=axis: np.expand_dims(x, axis)))
+    # x[mask] (extract) and x[idx] (take)
+    for dt in DTYPES:
+        for r in (1, 2, 3):
+            cases.append(Case(_name("extract", _sig(dt, r)), "numeric", [Param("a", dt, r)],
+                              "return a[a != a * 0]" if dt != "bool" else "return a[a]", reduce_patterns(r),
+                              oracle=(lambda x: x[x != x * 0]) if dt != "bool" else (lambda x: x[x])))
+        for ri in (1, 2):
+            cases.append(Case(_name("take", _sig(dt, 1), _sig("int64", ri)), "numeric",
+                              [Param("a", dt, 1), Param("i", "int64", ri)], "return a[i]",
+                              [[(5,), ("array", [[0, -1], [4, 2]] if ri == 2 else [3, 3, -5, 0])],
+                               [(5,), ("array", [[0, 5]] if ri == 2 else [-6])],
+                               [("strided", (5,)), ("array", [[1]] if ri == 2 else [4, 0])],
+                               [(0,), ("array", np.zeros((0, 2) if ri == 2 else (0,), np.int64))]],
+                              oracle=lambda a, i: a[i]))
+    # keepdims=True, along one axis and over all of them
+    for fn in ("sum", "prod", "mean", "min", "max", "var", "std"):
+        for dt in ("int32", "float64"):
+            for r in (1, 2, 3):
+                for axis in ((None, 0, -1) if r > 1 else (None, 0)):
+                    call = f"{fn}(a, keepdims=True)" if axis is None else f"{fn}(a, {axis}, keepdims=True)"
+                    approx = fn in ("mean", "var", "std") or (fn == "sum" and dt == "float64")
+                    cases.append(Case(_name(fn, _sig(dt, r), "keep" + ("all" if axis is None else f"{axis % r}")),
+                                      "numeric", [Param("a", dt, r)], f"return {call}", reduce_patterns(r)[:3],
+                                      compare="approx" if approx else "exact", rtol=_approx_rtol(dt),
+                                      scale=(lambda x, fn=fn, axis=axis: np.abs(getattr(np, fn)(x, axis=axis, keepdims=True)) + 1),
+                                      oracle=(lambda x, fn=fn, axis=axis: getattr(np, fn)(x, axis=axis, keepdims=True))))
+    for fn in ("linspace",):
+        lin = [Param("a", "float64", 0, "finite"), Param("b", "float64", 0, "finite"), Param("n", "int64", 0, "count")]
+        cases.append(Case(_name(fn, "f64r0", "num"), "numeric", lin, "return linspace(a, b, n)",
+                          [[None, None, ("value", k)] for k in (0, 1, 2, 7, 50)] + [[("value", 1.0), ("value", 1.0), ("value", 5)],
+                                                                                 [None, None, ("value", -1)]],
+                          oracle=np.linspace))
+        cases.append(Case(_name(fn, "f64r0", "open"), "numeric", lin, "return linspace(a, b, n, False)",
+                          [[None, None, ("value", k)] for k in (0, 1, 7)], oracle=lambda a, b, n: np.linspace(a, b, n, False)))
     return cases
 
 
@@ -754,7 +896,7 @@ def print_family():
     return cases
 
 
-FAMILIES = (binary_family, promote_family, unary_family, reduce_family, axis_family, where_family,
+FAMILIES = (binary_family, promote_family, unary_family, ufuncs_family, numeric_family, reduce_family, axis_family, where_family,
             allclose_family, alloc_family, linalg_family, operator_family, literal_family, method_family,
             builtins_family, print_family)
 

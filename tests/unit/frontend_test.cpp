@@ -985,9 +985,12 @@ TEST(Unsupported, NestedFunction) {
   expectError("def f():\n    x = 1\n    def g():\n        pass\n", 3, 5, "nested functions are not supported in pydd kernels");
 }
 
-TEST(Unsupported, ImportOtherThanPydd) {
-  expectError("import numpy\ndef f():\n    pass\n", 1, 1, "imports other than 'from pydd import ...' are not supported");
-  expectError("from numpy import zeros\n", 1, 1, "imports other than 'from pydd import ...' are not supported");
+TEST(Unsupported, ImportOtherThanPyddOrNumpy) {
+  expectError("import scipy\ndef f():\n    pass\n", 1, 8, "only numpy and pydd can be imported in pydd kernels");
+  expectError("import numpy as np, math\n", 1, 21, "only numpy and pydd can be imported in pydd kernels");
+  expectError("from scipy import sparse\n", 1, 1,
+              "imports other than 'from pydd import ...' and 'from numpy import ...' are not supported");
+  expectError("def f():\n    import numpy\n", 2, 5, "imports inside functions are not supported in pydd kernels");
 }
 
 TEST(Unsupported, TopLevelStatement) {
