@@ -302,11 +302,7 @@ class Fuser {
     if (isLiteral(*e)) return;
     if (e->type.isScalar()) {
       if (e->kind == ExprKind::Var) return;
-      std::string t = temp("s", e->type);
-      SourceLoc l = e->loc;
-      Type ty = e->type;
-      Before.push_back(build::assign(l, var(t, ty), std::move(e)));
-      e = var(t, ty);
+      Before.push_back(Ctx.spill(F, e, "s"));
       return;
     }
     // An array operand. A view A[i] of a variable with integer indices is
@@ -333,12 +329,9 @@ class Fuser {
       o.var = cast<VarRef>(*e).name;
       o.type = e->type;
     } else {
-      o.var = temp("a", e->type);
       o.type = e->type;
-      SourceLoc l = e->loc;
-      Type ty = e->type;
-      Before.push_back(build::assign(l, var(o.var, ty), std::move(e)));
-      e = var(o.var, ty);
+      Before.push_back(Ctx.spill(F, e, "a"));
+      o.var = cast<VarRef>(*e).name;
     }
     Operands.push_back(o);
   }
@@ -423,12 +416,7 @@ class OperandExtractor {
 
  private:
   void moveOut(ExprPtr& tree) {
-    SourceLoc loc = tree->loc;
-    Type t = tree->type;
-    std::string name = Ctx.freshName(F, "e");
-    F.locals.push_back({name, t, loc});
-    before.push_back(build::assign(loc, build::var(loc, name, t), std::move(tree)));
-    tree = build::var(loc, name, t);
+    before.push_back(Ctx.spill(F, tree, "e"));
     // The tree itself may raise (shapes that do not broadcast): later
     // operands stay where they are.
     Blocked = true;
@@ -465,12 +453,7 @@ class FuseAssignments : public StmtMutator {
   std::vector<StmtPtr> fuseOne(StmtPtr s) {
     if (auto* r = dyn_cast<Return>(s.get()); r && r->value && isElementwiseArrayCall(*r->value)) {
       // `return E`: E fused into a temporary that is returned.
-      SourceLoc loc = r->loc;
-      Type t = r->value->type;
-      std::string name = Ctx.freshName(F, "ret");
-      F.locals.push_back({name, t, loc});
-      auto a = build::assign(loc, build::var(loc, name, t), std::move(r->value));
-      r->value = build::var(loc, name, t);
+      StmtPtr a = Ctx.spill(F, r->value, "ret");
       Fuser fuser(F, Ctx);
       std::vector<StmtPtr> out = fuser.fuse(cast<Assign>(*a));
       if (out.empty()) out.push_back(std::move(a));

@@ -284,12 +284,7 @@ class LoopHoister {
   }
 
   void hoist(ExprPtr& slot, std::vector<StmtPtr>& into) {
-    SourceLoc loc = slot->loc;
-    Type type = slot->type;
-    std::string name = Ctx.freshName(F, "inv");
-    F.locals.push_back({name, type, loc});
-    into.push_back(build::assign(loc, build::var(loc, name, type), std::move(slot)));
-    slot = build::var(loc, name, type);
+    into.push_back(Ctx.spill(F, slot, "inv"));
     ++Ctx.stats["licm: expressions hoisted"];
   }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/Builder.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 #include "llvm/Support/Format.h"
@@ -48,6 +49,16 @@ std::string PassContext::freshName(const Function& f, const std::string& hint) {
     std::string name = hint + "__" + std::to_string(n);
     if (!f.lookup(name)) return name;
   }
+}
+
+StmtPtr PassContext::spill(Function& f, ExprPtr& slot, const std::string& hint) {
+  SourceLoc loc = slot->loc;
+  Type type = slot->type;
+  std::string name = freshName(f, hint);
+  f.locals.push_back({name, type, loc});
+  StmtPtr assign = build::assign(loc, build::var(loc, name, type), std::move(slot));
+  slot = build::var(loc, name, type);
+  return assign;
 }
 
 std::vector<std::string> passNames() {

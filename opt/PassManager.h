@@ -32,6 +32,10 @@ struct PassContext {
   /// source uses: `hint` followed by `__` and a number (the source cannot
   /// hold a `__`-numbered name that sema would not have seen).
   std::string freshName(const Function& f, const std::string& hint);
+  /// Moves the expression in `slot` into a new local of `f` (named after
+  /// `hint`): returns the assignment `local = expression`, for the pass to
+  /// place, and leaves a read of the local in `slot`.
+  StmtPtr spill(Function& f, ExprPtr& slot, const std::string& hint);
 };
 
 /// Names of every registered pass, in pipeline order.
