@@ -31,14 +31,6 @@ bool anyExprIn(const Stmt& s, Pred&& pred) {
   return found;
 }
 
-bool holdsMemory(const Type& t) {
-  if (t.isTuple()) {
-    for (auto& el : t.elems())
-      if (holdsMemory(el)) return true;
-    return false;
-  }
-  return t.isReference();
-}
 
 /// Whether `b` contains a break of its enclosing loop.
 bool containsBreak(const Block& b) {
@@ -98,12 +90,21 @@ bool mayRaise(const Expr& e, bool boundsCheck) {
 
 bool mayAllocate(const Expr& e) {
   return anyNode(e, [](const Expr& n) {
-    if (n.kind == ExprKind::TupleLit || n.kind == ExprKind::DictLit) return holdsMemory(n.type) || n.kind == ExprKind::DictLit;
+    if (n.kind == ExprKind::TupleLit || n.kind == ExprKind::DictLit) return holdsReference(n.type) || n.kind == ExprKind::DictLit;
     auto* c = dyn_cast<Call>(&n);
     if (!c) return false;
     if (c->target != CallTarget::Library) return true;
-    return holdsMemory(c->type) && !c->library->returnsView;
+    return holdsReference(c->type) && !c->library->returnsView;
   });
+}
+
+bool holdsReference(const Type& t) {
+  if (t.isTuple()) {
+    for (auto& el : t.elems())
+      if (holdsReference(el)) return true;
+    return false;
+  }
+  return t.isReference();
 }
 
 void collectReads(const Expr& e, std::set<std::string>& names) {

@@ -26,6 +26,9 @@ bool mayRaise(const Expr& e, bool boundsCheck);
 /// tuple holding them, or a sparse matrix, and every container literal.
 bool mayAllocate(const Expr& e);
 
+/// Whether a value of type `t` holds arrays, sparse matrices or containers.
+bool holdsReference(const Type& t);
+
 /// Variables `e` reads.
 void collectReads(const Expr& e, std::set<std::string>& names);
 /// Variables a statement (and everything nested in it) may assign: plain

@@ -6,6 +6,7 @@
 #include "ir/Builder.h"
 #include "ir/Visitor.h"
 #include "opt/Effects.h"
+#include "opt/Loops.h"
 #include "stdlib/Catalog.h"
 
 namespace pydd {
@@ -28,44 +29,6 @@ struct LoopFacts {
     return written.count(memoryKey(t)) > 0;
   }
 };
-
-bool holdsReference(const Type& t) {
-  if (t.isTuple()) {
-    for (auto& el : t.elems())
-      if (holdsReference(el)) return true;
-    return false;
-  }
-  return t.isReference();
-}
-
-/// Whether the loop may copy a reference into a second name or a container:
-/// `b = a` of an array, a view of it, a container literal or write.
-bool mayCopyReferences(const Stmt& loop) {
-  struct Finder : Visitor {
-    using Visitor::visit;
-    bool found = false;
-    void visit(const Stmt& s) override {
-      if (auto* a = dyn_cast<Assign>(&s); a && a->value && holdsReference(a->value->type) &&
-                                          a->value->kind != ExprKind::Call)
-        found = true;  // a variable, a view, a tuple or a literal holding references
-      if (auto* a = dyn_cast<Assign>(&s))
-        for (auto& t : a->targets)
-          if (auto* x = dyn_cast<Index>(t.get()); x && !x->base->type.isArray()) found = true;
-      visitChildren(s);
-    }
-    void visit(const Expr& e) override {
-      if (auto* c = dyn_cast<Call>(&e)) {
-        if (c->target != CallTarget::Library || c->library->writesArgs) found = true;  // append, heappush...
-        if (c->library && c->library->returnsView) found = true;
-      }
-      if (e.kind == ExprKind::TupleLit || e.kind == ExprKind::DictLit)
-        if (holdsReference(e.type)) found = true;
-      visitChildren(e);
-    }
-  } finder;
-  finder.visit(loop);
-  return finder.found;
-}
 
 /// Worth a temporary: it calls something or computes a whole array.
 bool worthHoisting(const Expr& e) {
@@ -98,7 +61,7 @@ class LoopHoister {
     Facts.assigned = assignedVars(loop);
     Facts.written = writtenElementTypes(loop);
     Facts.referencesEscape = mayCopyReferences(loop);
-    Guard = entryTest();
+    Guard = loopEntryTest(loop, Ctx.options.boundsCheck);
   }
 
   /// Rewrites the loop's body, collecting what goes before the loop in
@@ -140,33 +103,6 @@ class LoopHoister {
     };
     walk(s);
     return risky;
-  }
-
-  /// The test that the loop runs at least once, when it can be evaluated
-  /// again without effect; null otherwise.
-  ExprPtr entryTest() {
-    auto pure = [&](const Expr& e) { return !hasSideEffects(e) && !mayRaise(e, Ctx.options.boundsCheck); };
-    if (auto* f = dyn_cast<For>(&Loop); f && !f->isRange) {
-      // Over an array variable's elements: it runs when the array is not empty.
-      auto* v = dyn_cast<VarRef>(f->iterable.get());
-      if (!v || !v->type.isArray()) return nullptr;
-      std::vector<ExprPtr> args;
-      args.push_back(cloneExpr(*v));
-      args.push_back(build::intLit(f->loc, 0));
-      return build::compare(f->loc, CmpOp::Gt,
-                            build::libraryCall(f->loc, lookupLibraryFunction("shape"), "shape", std::move(args),
-                                               Type::int64()),
-                            build::intLit(f->loc, 0));
-    }
-    if (auto* f = dyn_cast<For>(&Loop)) {
-      auto* step = dyn_cast<IntLit>(f->step.get());
-      if (!f->isRange || !step || step->value == 0 || !pure(*f->start) || !pure(*f->stop)) return nullptr;
-      return build::compare(f->loc, step->value > 0 ? CmpOp::Lt : CmpOp::Gt, cloneExpr(*f->start),
-                            cloneExpr(*f->stop));
-    }
-    auto& w = cast<While>(Loop);
-    if (!pure(*w.cond)) return nullptr;
-    return cloneExpr(*w.cond);
   }
 
   /// Variables whose memory `e` reads: all it reads but the arguments of

@@ -7,6 +7,7 @@
 #include "ir/Verifier.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Timer.h"
+#include "opt/AllocHoist.h"
 #include "opt/ConstantFold.h"
 #include "opt/DCE.h"
 #include "opt/Fuse.h"
@@ -33,6 +34,7 @@ const std::vector<PassInfo>& registry() {
       {"licm", "loop-invariant code motion", 2, loopInvariantCodeMotion},
       {"fuse", "dense element-wise fusion", 2, fuseElementwise},
       {"licm", "loop-invariant code motion (after fusion)", 2, loopInvariantCodeMotion},
+      {"alloc", "allocation hoisting", 2, hoistAllocations},
       {"dce", "dead code elimination", 1, eliminateDeadCode},
   };
   return passes;

@@ -168,10 +168,19 @@ std::string emitDtype(const Call& c, llvm::ArrayRef<std::string>) { return castT
 
 void addAllocationFunctions(std::vector<LibraryFunction>& out) {
   using C = LibraryCategory;
-  out.push_back(entry("zeros", C::Allocation, {"shape", "dtype"}, 1, "numpy.zeros", allocationType, emitAllocation<kZeros>));
-  out.push_back(entry("ones", C::Allocation, {"shape", "dtype"}, 1, "numpy.ones", allocationType, emitAllocation<kOnes>));
-  out.push_back(entry("empty", C::Allocation, {"shape", "dtype"}, 1, "numpy.empty", allocationType, emitAllocation<kEmpty>));
-  out.push_back(entry("full", C::Allocation, {"shape", "fill_value", "dtype"}, 2, "numpy.full", fullType, emitFull));
+  using New = LibraryFunction::NewArray;
+  auto fresh = [&](LibraryFunction f, New what) {
+    f.newArray = what;
+    out.push_back(std::move(f));
+  };
+  fresh(entry("zeros", C::Allocation, {"shape", "dtype"}, 1, "numpy.zeros", allocationType, emitAllocation<kZeros>),
+        New::Zeros);
+  fresh(entry("ones", C::Allocation, {"shape", "dtype"}, 1, "numpy.ones", allocationType, emitAllocation<kOnes>),
+        New::Ones);
+  fresh(entry("empty", C::Allocation, {"shape", "dtype"}, 1, "numpy.empty", allocationType, emitAllocation<kEmpty>),
+        New::Uninitialized);
+  fresh(entry("full", C::Allocation, {"shape", "fill_value", "dtype"}, 2, "numpy.full", fullType, emitFull),
+        New::FillArgument);
   out.push_back(entry("zeros_like", C::Allocation, {"a", "dtype"}, 1, "numpy.zeros_like", likeType, emitLike<kZeros>));
   out.push_back(entry("ones_like", C::Allocation, {"a", "dtype"}, 1, "numpy.ones_like", likeType, emitLike<kOnes>));
   out.push_back(entry("empty_like", C::Allocation, {"a", "dtype"}, 1, "numpy.empty_like", likeType, emitLike<kEmpty>));

@@ -74,6 +74,12 @@ struct LibraryFunction {
   /// Other calls may raise (shapes that do not broadcast, empty reductions,
   /// missing keys...).
   bool raisesOnlyOnAxis = false;
+  /// A function that returns a new array of the shape its arguments give,
+  /// and what its elements start as (the allocation pass reuses one such
+  /// array across a loop's iterations and refills it): uninitialized
+  /// (empty), zeros, ones, or argument 1 (full's fill value).
+  enum class NewArray { No, Uninitialized, Zeros, Ones, FillArgument };
+  NewArray newArray = NewArray::No;
   /// Element-wise functions only: the per-element formula.
   const ElementRule* element = nullptr;
   /// Result type from the typed arguments (null for omitted optional ones);

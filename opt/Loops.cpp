@@ -1,0 +1,64 @@
+#include "opt/Loops.h"
+
+#include "ir/Builder.h"
+#include "ir/Visitor.h"
+#include "opt/Effects.h"
+#include "stdlib/Catalog.h"
+
+namespace pydd {
+
+/// Whether the loop may copy a reference into a second name or a container:
+/// `b = a` of an array, a view of it, a container literal or write.
+bool mayCopyReferences(const Stmt& loop) {
+  struct Finder : Visitor {
+    using Visitor::visit;
+    bool found = false;
+    void visit(const Stmt& s) override {
+      if (auto* a = dyn_cast<Assign>(&s); a && a->value && holdsReference(a->value->type) &&
+                                          a->value->kind != ExprKind::Call)
+        found = true;  // a variable, a view, a tuple or a literal holding references
+      if (auto* a = dyn_cast<Assign>(&s))
+        for (auto& t : a->targets)
+          if (auto* x = dyn_cast<Index>(t.get()); x && !x->base->type.isArray()) found = true;
+      visitChildren(s);
+    }
+    void visit(const Expr& e) override {
+      if (auto* c = dyn_cast<Call>(&e)) {
+        if (c->target != CallTarget::Library || c->library->writesArgs) found = true;  // append, heappush...
+        if (c->library && c->library->returnsView) found = true;
+      }
+      if (e.kind == ExprKind::TupleLit || e.kind == ExprKind::DictLit)
+        if (holdsReference(e.type)) found = true;
+      visitChildren(e);
+    }
+  } finder;
+  finder.visit(loop);
+  return finder.found;
+}
+
+ExprPtr loopEntryTest(const Stmt& loop, bool boundsCheck) {
+  auto pure = [&](const Expr& e) { return !hasSideEffects(e) && !mayRaise(e, boundsCheck); };
+  if (auto* f = dyn_cast<For>(&loop); f && !f->isRange) {
+    // Over an array variable's elements: it runs when the array is not empty.
+    auto* v = dyn_cast<VarRef>(f->iterable.get());
+    if (!v || !v->type.isArray()) return nullptr;
+    std::vector<ExprPtr> args;
+    args.push_back(cloneExpr(*v));
+    args.push_back(build::intLit(f->loc, 0));
+    return build::compare(f->loc, CmpOp::Gt,
+                          build::libraryCall(f->loc, lookupLibraryFunction("shape"), "shape", std::move(args),
+                                             Type::int64()),
+                          build::intLit(f->loc, 0));
+  }
+  if (auto* f = dyn_cast<For>(&loop)) {
+    auto* step = dyn_cast<IntLit>(f->step.get());
+    if (!f->isRange || !step || step->value == 0 || !pure(*f->start) || !pure(*f->stop)) return nullptr;
+    return build::compare(f->loc, step->value > 0 ? CmpOp::Lt : CmpOp::Gt, cloneExpr(*f->start),
+                          cloneExpr(*f->stop));
+  }
+  auto& w = cast<While>(loop);
+  if (!pure(*w.cond)) return nullptr;
+  return cloneExpr(*w.cond);
+}
+
+}  // namespace pydd

@@ -1,0 +1,23 @@
+// Questions and helpers about one loop that several passes share (LICM and
+// allocation hoisting): whether references may escape an iteration, and the
+// test that a loop runs at least once.
+#pragma once
+
+#include "ir/IR.h"
+
+namespace pydd {
+
+/// Whether the loop may copy a reference into a second name or a container
+/// (`b = a` of an array, a view, a tuple or container literal holding one, a
+/// container store, a library call that writes an argument, a kernel-function
+/// call): if not, an array a variable holds in one iteration is referred to
+/// by that variable alone.
+bool mayCopyReferences(const Stmt& loop);
+
+/// The test that `loop` (a For or a While) runs at least once, when it can
+/// be evaluated again without effect: `start < stop` for a range with a
+/// literal step, `shape(a, 0) > 0` over an array variable's elements, the
+/// condition of a `while`. Null when there is none.
+ExprPtr loopEntryTest(const Stmt& loop, bool boundsCheck);
+
+}  // namespace pydd

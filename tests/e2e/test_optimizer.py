@@ -1,0 +1,82 @@
+"""The optimizer's passes against the Python run (kernels/optimizer.pydd), at
+every -O level and, under the e2e-passes ctest entry, with each pass
+disabled: fused loops and their fallbacks (size-1 broadcasting, shapes that
+do not broadcast, stores overlapping their operands), hoisting out of loops
+that write an alias, run zero times or exit early, and reused allocations."""
+
+import numpy as np
+
+from same import same
+
+RNG = np.random.default_rng(10)
+
+
+def normal(*shape):
+    return RNG.normal(size=shape)
+
+
+def test_fused_expressions(build, opt):
+    comp, ref = build("optimizer", opt)
+    for n in (0, 1, 7, 1000):
+        a, b, c = normal(n), normal(n), normal(n)
+        same(comp.fma, ref.fma, a, b, c)
+    same(comp.fma, ref.fma, normal(5), normal(1), normal(5))  # size-1 broadcasting: the fallback
+    same(comp.fma, ref.fma, normal(5), normal(4), normal(5))  # ValueError naming mul
+    same(comp.fma, ref.fma, normal(5), normal(5), normal(3))  # ValueError naming add
+    same(comp.fma, ref.fma, normal(9)[::2], normal(5), normal(10)[::-2])  # strided operands
+    for X, mu in ((normal(4, 6), normal(6)), (normal(4, 6), normal(1)), (normal(4, 1), normal(6)),
+                  (normal(4, 6).T.copy().T, normal(6)), (normal(3, 5), normal(4))):
+        same(comp.center_scale, ref.center_scale, X, mu, 0.5)
+    ints = RNG.integers(-100, 100, size=9)
+    same(comp.int_mix, ref.int_mix, ints, RNG.integers(-100, 100, size=9))
+    same(comp.f32_mix, ref.f32_mix, normal(8).astype(np.float32), normal(8).astype(np.float32))
+    same(comp.rebind, ref.rebind, normal(6))
+    same(comp.reduce_tree, ref.reduce_tree, normal(6), normal(6))
+    same(comp.reduce_tree, ref.reduce_tree, normal(6), normal(5))
+
+
+def test_fused_stores(build, opt):
+    comp, ref = build("optimizer", opt)
+    for i in (0, 2, -1, 3, -4):  # 3 and -4 are out of range: IndexError
+        same(comp.update_row, ref.update_row, normal(3, 4), normal(4), i, 0.1)
+    same(comp.update_row, ref.update_row, normal(3, 4), normal(1), 1, 0.1)
+    same(comp.update_row, ref.update_row, normal(3, 4), normal(3), 1, 0.1)
+    x = normal(6)
+    same(comp.accumulate, ref.accumulate, x, normal(6))
+    # x += y * 2.0 where y is x itself, or a view overlapping it.
+    for make in (lambda v: (v, v), lambda v: (v[1:], v[:-1]), lambda v: (v[::-1], v)):
+        c_arr, r_arr = normal(7), None
+        r_arr = c_arr.copy()
+        comp.accumulate(*make(c_arr))
+        ref.accumulate(*make(r_arr))
+        np.testing.assert_array_equal(c_arr, r_arr)
+    same(comp.shifted, ref.shifted, normal(6))
+    same(comp.rows_from_rows, ref.rows_from_rows, normal(3, 4))
+
+
+def test_hoisting(build, opt):
+    comp, ref = build("optimizer", opt)
+    X, w = normal(4, 5), normal(5)
+    for n in (0, 1, 6):
+        same(comp.invariant_sum, ref.invariant_sum, X, w, n, rtol=1e-12)
+        same(comp.written_in_loop, ref.written_in_loop, normal(3, 3), n, rtol=1e-12)
+        same(comp.early_exit, ref.early_exit, normal(4), n, 2)
+    same(comp.invariant_sum, ref.invariant_sum, X, normal(4), 0)  # no iteration: no ValueError
+    same(comp.invariant_sum, ref.invariant_sum, X, normal(4), 3)
+    same(comp.early_exit, ref.early_exit, np.zeros(0), 5, 0)  # max of empty after a break: none
+    same(comp.early_exit, ref.early_exit, np.zeros(0), 5, 1)  # ValueError
+    a = normal(5)
+    for n in (0, 3):
+        c_a, r_a = a.copy(), a.copy()
+        assert comp.alias_written(c_a, c_a, n) == ref.alias_written(r_a, r_a, n)
+        np.testing.assert_array_equal(c_a, r_a)
+    A = (RNG.random((6, 6)) < 0.4).astype(np.int64)
+    same(comp.rows_loop, ref.rows_loop, normal(6, 3), A, rtol=1e-12)
+
+
+def test_reused_allocations(build, opt):
+    comp, ref = build("optimizer", opt)
+    for reps in (0, 1, 4):
+        same(comp.per_iteration, ref.per_iteration, normal(5), reps)
+        same(comp.kept, ref.kept, 3, reps)
+    same(comp.kept, ref.kept, -1, 2)  # negative dimensions: ValueError
