@@ -80,3 +80,25 @@ def test_reused_allocations(build, opt):
         same(comp.per_iteration, ref.per_iteration, normal(5), reps)
         same(comp.kept, ref.kept, 3, reps)
     same(comp.kept, ref.kept, -1, 2)  # negative dimensions: ValueError
+
+
+def test_optimized_ir_is_pydd_that_compiles_and_agrees(build, tmp_path):
+    """--emit=ir after every pass prints pydd source (fused loops, hoisted
+    temporaries, refills, run-time tests) that compiles and computes what
+    the original does."""
+    import pydd
+    from conftest import KERNELS, run_pyddc
+
+    proc = run_pyddc("--emit=ir", "-O3", KERNELS / "optimizer.pydd")
+    assert proc.returncode == 0, proc.stderr
+    assert "for i__0 in range(0, n__0, 1):" in proc.stdout and "fill(acc, 0)" in proc.stdout
+    src = tmp_path / "optimizer_ir.pydd"
+    src.write_text(proc.stdout)
+    printed = pydd.compile(src, out_dir=tmp_path, opt=0)
+    _, ref = build("optimizer", 0)
+
+    def build_printed(name, opt):
+        return printed, ref
+
+    for check in (test_fused_expressions, test_fused_stores, test_hoisting, test_reused_allocations):
+        check(build_printed, 0)
