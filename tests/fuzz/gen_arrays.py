@@ -15,10 +15,11 @@ reductions (`sum`, `max`, `mean`) and loops with early exits around them.
 Shapes mostly agree by construction; a few operations use shapes that do
 not broadcast, so that both sides must raise the same ValueError.
 
-Values stay bounded (math functions are applied to `abs(x) + 1.0` or
-`-abs(x)`, products are scaled by literals <= 1, divisors are
-`abs(x) + 1.0`), so the reference and the compiled kernel compute the same
-floats operation by operation: a difference is a compiler bug.
+Values stay bounded (sqrt of `abs(x) + 1.0`, products scaled by literals
+<= 1 or by factors in (0.25, 0.75), divisors `abs(x) + 1.0`), and only
+correctly rounded operations are used, so the reference and the compiled
+kernel compute the same floats operation by operation: a difference is a
+compiler bug.
 """
 
 import random
@@ -29,7 +30,12 @@ ARRAY_KINDS = {
     "mf": ("float64", 2, "Array(float64, 2)"),
 }
 
-UNARY = ("-{}", "abs({})", "sqrt(abs({}) + 1.0)", "exp(-abs({}))", "log(abs({}) + 1.0)", "cos({})")
+# Only correctly rounded operations (IEEE's + - * / sqrt, abs, min/max):
+# NumPy's SIMD exp/log/cos and libm's differ in the last bit, and a
+# cancellation later in a random tree can make that any relative
+# difference (seeds 276 and 285 of the first campaign differed at -O0 as at
+# -O3). The scalar fuzzer covers the math functions.
+UNARY = ("-{}", "abs({})", "sqrt(abs({}) + 1.0)", "({} / (abs({}) + 2.0))")
 BINARY = ("{} + {}", "{} - {}", "{} * 0.5 + {}", "maximum({}, {})", "minimum({}, {})",
           "{} / (abs({}) + 1.0)", "({} - {}) * 0.25")
 SCALAR_OPS = ("{} * {}", "{} + {}", "{} - {}", "maximum({}, {})")
@@ -91,7 +97,8 @@ class Gen:
             return self.leaf(shape)
         c = r.random()
         if c < 0.25:
-            return r.choice(UNARY).format(self.tree(shape, depth - 1))
+            t = self.tree(shape, depth - 1)
+            return r.choice(UNARY).format(t, t)
         if c < 0.4:
             op = r.choice(SCALAR_OPS)
             a, b = self.tree(shape, depth - 1), self.scalar()
@@ -125,7 +132,7 @@ class Gen:
             op = r.choice(("+=", "-=", "*="))
             value = self.tree(shape, 2)
             if op == "*=":
-                value = f"exp(-abs({value}))"
+                value = f"(0.5 + 0.25 * ({value}) / (abs({value}) + 1.0))"  # a factor in (0.25, 0.75)
             self.emit(f"{target} {op} {value}")
         elif c < 0.55:
             i = "i % shape(X, 0)" if self.in_loop else str(r.randint(-2, 1))
