@@ -14,6 +14,10 @@ namespace pydd {
 class Diagnostics {
  public:
   /// Takes the source text; `path` is how the file is named in messages.
+  /// Line endings are read as Python reads them: "\r\n" and a lone "\r"
+  /// both end a line, and a UTF-8 byte-order mark is dropped. Columns do not
+  /// move ("\r\n" loses its "\r" at the end of the line), so every later
+  /// stage sees "\n" only.
   Diagnostics(std::string path, std::unique_ptr<llvm::MemoryBuffer> source);
 
   void error(SourceLoc loc, const llvm::Twine& message);
