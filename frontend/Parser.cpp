@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -883,9 +884,19 @@ class Lowerer {
 /// first offending node in source order, what tree-sitter's error recovery
 /// accepted silently: ERROR and MISSING nodes, nesting beyond
 /// kMaxNestingDepth, keywords used as names and blocks with no statement.
-bool checkTree(TSNode root, llvm::StringRef text, LexError& problem) {
+bool checkTree(TSNode root, llvm::StringRef text, const std::vector<StatementStart>& starts, LexError& problem) {
   TSTreeCursor cursor = ts_tree_cursor_new(root);
   unsigned depth = 0;
+  // tree-sitter's scanner skips a newline where the grammar cannot take
+  // one, so `def f\n(x): ...` parses as one statement. The lexer knows the
+  // logical lines: each must start a statement (or an elif/else clause),
+  // and a statement that does not start one must be in a one-line suite.
+  std::vector<const char*> parents;
+  std::vector<uint32_t> treeStarts;
+  auto lexStart = [&](uint32_t offset) {
+    return std::binary_search(starts.begin(), starts.end(), StatementStart{offset, {}},
+                              [](const StatementStart& a, const StatementStart& b) { return a.offset < b.offset; });
+  };
   bool ok = true;
   auto fail = [&](TSNode n, const llvm::Twine& msg) {
     problem = {locOf(n), msg.str()};
@@ -907,17 +918,44 @@ bool checkTree(TSNode root, llvm::StringRef text, LexError& problem) {
     else if (type == "block" && namedChildren(n).empty())
       fail(n, "expected an indented block");
     if (!ok) break;
+    llvm::StringRef parent = parents.empty() ? "" : parents.back();
+    bool statement = (parent == "module" || parent == "block") && type != "comment";
+    // Parts of a statement that start logical lines of their own.
+    bool clause = llvm::is_contained(std::initializer_list<llvm::StringRef>{"elif_clause", "else_clause", "except_clause", "except_group_clause",
+                                      "finally_clause", "case_clause", "decorator"}, type) ||
+                  (parent == "decorated_definition" && type != "comment");
+    if (statement || clause) {
+      uint32_t at = ts_node_start_byte(n);
+      treeStarts.push_back(at);
+      bool oneLineSuite = parent == "block" && !lexStart(ts_node_start_byte(ts_node_parent(n)));
+      if (!lexStart(at) && (clause || !oneLineSuite)) {
+        fail(n, "invalid syntax");
+        break;
+      }
+    }
     if (ts_tree_cursor_goto_first_child(&cursor)) {
+      parents.push_back(ts_node_type(n));
       ++depth;
       continue;
     }
+    bool done = false;
     while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
       if (!ts_tree_cursor_goto_parent(&cursor)) {
-        ts_tree_cursor_delete(&cursor);
-        return true;
+        done = true;
+        break;
       }
+      parents.pop_back();
       --depth;
     }
+    if (!done) continue;
+    ts_tree_cursor_delete(&cursor);
+    std::sort(treeStarts.begin(), treeStarts.end());
+    for (const StatementStart& s : starts)
+      if (!std::binary_search(treeStarts.begin(), treeStarts.end(), s.offset)) {
+        problem = {s.loc, "invalid syntax"};
+        return false;
+      }
+    return true;
   }
   ts_tree_cursor_delete(&cursor);
   return false;
@@ -998,7 +1036,7 @@ std::unique_ptr<Module> parseModule(Diagnostics& diag, const std::string& module
   // its parser finds it; so does this.
   std::unique_ptr<Module> m;
   LexError treeError;
-  bool parsed = checkTree(root, text, treeError);
+  bool parsed = checkTree(root, text, starts, treeError);
   if (lexed && parsed) {
     m = Lowerer(diag, text, std::move(sites)).module(root, moduleName);
   } else {
