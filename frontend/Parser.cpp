@@ -177,7 +177,17 @@ class Lowerer {
 
   // ---- functions -------------------------------------------------------------
 
+  /// Python's `async def` / `async for` (Intrepydd's `async:` is rewritten
+  /// before parsing, so this is the coroutine keyword).
+  static bool startsWithAsync(TSNode n) {
+    return ts_node_child_count(n) > 0 && typeOf(ts_node_child(n, 0)) == "async";
+  }
+
   std::unique_ptr<Function> function(TSNode n) {
+    if (startsWithAsync(n)) {
+      error(n, "'async def' is not supported in pydd kernels");
+      return nullptr;
+    }
     auto f = std::make_unique<Function>();
     FunctionNames.clear();
     NextTemp = 0;
@@ -300,6 +310,7 @@ class Lowerer {
   }
 
   void forStatement(TSNode n, Block& out) {
+    if (startsWithAsync(n)) return error(n, "'async for' is not supported in pydd kernels");
     auto f = std::make_unique<For>(locOf(n));
     if (const KeywordSite* site = siteAt(n)) f->parallel = site->kind == KeywordKind::Pfor;
     if (!ts_node_is_null(field(n, "alternative")))
@@ -915,8 +926,10 @@ bool checkTree(TSNode root, llvm::StringRef text, const std::vector<StatementSta
                   " levels of nested expressions and statements");
     else if (type == "identifier" && isPythonKeyword(spelled))
       fail(n, "invalid syntax: '" + spelled + "' is a keyword and cannot be used as a name");
-    else if (type == "block" && namedChildren(n).empty())
-      fail(n, "expected an indented block");
+    else if (type == "block" && namedChildren(n).empty()) {
+      TSNode colon = ts_node_prev_sibling(n);
+      fail(!ts_node_is_null(colon) && typeOf(colon) == ":" ? colon : n, "expected an indented block after this ':'");
+    }
     if (!ok) break;
     llvm::StringRef parent = parents.empty() ? "" : parents.back();
     bool statement = (parent == "module" || parent == "block") && type != "comment";
