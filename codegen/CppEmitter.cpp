@@ -608,21 +608,26 @@ class FunctionEmitter {
       std::string start = temp("start"), stop = temp("stop"), i = temp("i");
       line(depth + 1, "const int64_t " + start + " = " + expr(*f.start) + ";");
       line(depth + 1, "const int64_t " + stop + " = " + expr(*f.stop) + ";");
-      std::string cond, step;
       auto* lit = dyn_cast<IntLit>(f.step.get());
-      if (lit && lit->value != 0) {
-        step = intLiteral(lit->value);
-        cond = i + (lit->value > 0 ? " < " : " > ") + stop;
-      } else {
-        step = temp("step");
-        line(depth + 1, "const int64_t " + step + " = " + expr(*f.step) + ";");
-        line(depth + 1, "pydd::check_range_step(" + step + ");");
-        cond = "(" + step + " > 0 ? " + i + " < " + stop + " : " + i + " > " + stop + ")";
-      }
       if (f.parallel) line(depth + 1, "// pfor: iterations are independent; run in order for now");
       // The loop runs on its own counter: assigning the loop variable in
       // the body does not change the iteration, as in Python.
-      line(depth + 1, "for (int64_t " + i + " = " + start + "; " + cond + "; " + i + " += " + step + ") {");
+      if (lit && (lit->value == 1 || lit->value == -1)) {
+        // A unit step stops at `stop` itself, so the counter cannot overflow.
+        line(depth + 1, "for (int64_t " + i + " = " + start + "; " + i + (lit->value > 0 ? " < " : " > ") + stop +
+                            "; " + i + (lit->value > 0 ? "++" : "--") + ") {");
+      } else {
+        // Any other step counts iterations, as CPython's range does: `i +=
+        // step` could step past INT64_MAX and wrap around before `stop`.
+        std::string step = lit ? intLiteral(lit->value) : temp("step"), n = temp("n"), k = temp("k");
+        if (!lit) {
+          line(depth + 1, "const int64_t " + step + " = " + expr(*f.step) + ";");
+          line(depth + 1, "pydd::check_range_step(" + step + ");");
+        }
+        line(depth + 1, "const uint64_t " + n + " = pydd::range_length(" + start + ", " + stop + ", " + step + ");");
+        line(depth + 1, "for (uint64_t " + k + " = 0; " + k + " < " + n + "; ++" + k + ") {");
+        line(depth + 2, "const int64_t " + i + " = int64_t(uint64_t(" + start + ") + " + k + " * uint64_t(" + step + "));");
+      }
       line(depth + 2, loopVar + " = " + (varType && *varType != Type::int64() ? cxxType(*varType) + "(" + i + ")" : i) + ";");
     } else if (auto* c = dyn_cast<Call>(f.iterable.get()); c && c->library && (c->callee == "row" || c->callee == "nonzeros")) {
       sparseLoop(*c, *f.body, loopVar, depth);
