@@ -36,10 +36,11 @@ void Diagnostics::report(SourceLoc loc, llvm::SourceMgr::DiagKind kind, const ll
   llvm::SMLoc at;
   if (loc.line > 0) at = SM.FindLocForLineAndColumn(Buffer, loc.line, loc.col ? loc.col : 1);
   if (at.isValid()) {
-    SM.PrintMessage(llvm::errs(), SM.GetMessage(at, kind, message));
+    SM.PrintMessage(*Out, SM.GetMessage(at, kind, message));
   } else {
+    ++Unlocated;
     llvm::SMDiagnostic d(Path, kind, message.str());
-    d.print(nullptr, llvm::errs());
+    d.print(nullptr, *Out);
   }
 }
 

@@ -8,6 +8,7 @@
 #include "ir/IR.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace pydd {
 
@@ -22,6 +23,12 @@ class Diagnostics {
 
   void error(SourceLoc loc, const llvm::Twine& message);
   unsigned errorCount() const { return Errors; }
+  /// Errors reported without a line and column (every error should have
+  /// one; the fuzzers check that).
+  unsigned unlocatedCount() const { return Unlocated; }
+
+  /// Where messages go (default: stderr).
+  void setOutput(llvm::raw_ostream& os) { Out = &os; }
 
   llvm::StringRef source() const;
   const std::string& path() const { return Path; }
@@ -33,6 +40,8 @@ class Diagnostics {
   llvm::SourceMgr SM;
   unsigned Buffer = 0;
   unsigned Errors = 0;
+  unsigned Unlocated = 0;
+  llvm::raw_ostream* Out = &llvm::errs();
 };
 
 }  // namespace pydd

@@ -146,23 +146,23 @@ class Lexer {
         break;
       }
     }
-    // Blank and comment-only lines do not take part in indentation.
-    if (j >= T.size() || T[j] == '\n' || T[j] == '#' || (T[j] == '\\' && j + 1 < T.size() && T[j + 1] == '\n')) {
+    // Blank and comment-only lines do not take part in indentation. (A line
+    // of blanks and a backslash does: its blanks are the indentation of the
+    // statement the continuation line holds, as in CPython.)
+    if (j >= T.size() || T[j] == '\n' || T[j] == '#') {
       I = j;
       if (j >= T.size()) AtLineStart = false;
-      if (j < T.size() && T[j] == '#') {
-        while (I < T.size() && T[I] != '\n') ++I;
-      }
-      if (I < T.size() && T[I] == '\n') newline(++I);
-      else if (I < T.size()) AtLineStart = false;  // a continuation: joins the next line
+      while (I < T.size() && T[I] != '\n') ++I;
+      if (I < T.size()) newline(++I);
       return true;
     }
     AtLineStart = false;
     StatementStartPending = true;
     I = j;
     static const char* const tabError = "inconsistent use of tabs and spaces in indentation";
-    if (ExpectIndent && col <= Indents.back())
-      return fail(j, "expected an indented block after line " + llvm::Twine(ColonLoc.line));
+    // As in CPython, a dedent to no enclosing column is reported before a
+    // missing block.
+    bool indented = col > Indents.back();
     if (col == Indents.back()) {
       if (alt != AltIndents.back()) return fail(j, tabError);
     } else if (col > Indents.back()) {
@@ -179,6 +179,8 @@ class Lexer {
       if (col != Indents.back()) return fail(j, "unindent does not match any outer indentation level");
       if (alt != AltIndents.back()) return fail(j, tabError);
     }
+    if (ExpectIndent && !indented)
+      return fail(j, "expected an indented block after line " + llvm::Twine(ColonLoc.line));
     ExpectIndent = false;
     return true;
   }
