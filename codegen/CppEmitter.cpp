@@ -574,6 +574,7 @@ class FunctionEmitter {
       case StmtKind::While: {
         auto& w = static_cast<const While&>(s);
         line(depth, "while (" + expr(*w.cond) + ") {");
+        if (Opts.interruptChecks) line(depth + 1, "pydd::check_interrupt();");
         block(*w.body, depth + 1);
         line(depth, "}");
         return;
@@ -655,9 +656,21 @@ class FunctionEmitter {
       line(depth + 2, loopVar + " = " + seq + "[" + i + "];");
       if (Views.count(f.var)) line(depth + 2, Views[f.var] + " = " + loopVar + ".view();");
     }
+    // Ctrl-C is seen at the back edges of outer loops (see pydd::Interrupt).
+    if (Opts.interruptChecks && containsLoop(*f.body)) line(depth + 2, "pydd::check_interrupt();");
     block(*f.body, depth + 2);
     line(depth + 1, "}");
     line(depth, "}");
+  }
+
+  static bool containsLoop(const Block& b) {
+    for (auto& s : b.stmts) {
+      if (s->kind == StmtKind::For || s->kind == StmtKind::While) return true;
+      if (auto* i = dyn_cast<If>(s.get()); i && (containsLoop(*i->thenBody) || (i->elseBody && containsLoop(*i->elseBody))))
+        return true;
+      if (auto* t = dyn_cast<Task>(s.get()); t && containsLoop(*t->body)) return true;
+    }
+    return false;
   }
 
   /// `for t in S.row(i)` / `for t in S.nonzeros()`: a loop over the CSR

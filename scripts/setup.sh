@@ -15,6 +15,7 @@ PACKAGES=(
   python3-numpy python3-pytest python3-scipy
   python3-numba cython3 python3-matplotlib   # the benchmark suite's other versions
   libomp-14-dev libopenblas-dev
+  clang-14 libclang-rt-14-dev   # the libFuzzer target (tests/fuzz/libfuzzer)
 )
 
 as_root() {

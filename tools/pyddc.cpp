@@ -50,6 +50,9 @@ cl::list<std::string> DisablePass("disable-pass", cl::desc("Do not run this pass
 cl::opt<bool> TimePasses("time-passes", cl::desc("Report the time each pass takes"), cl::cat(Category));
 cl::opt<bool> BoundsCheck("bounds-check", cl::desc("Check element indices (IndexError when out of range)"),
                           cl::cat(Category));
+cl::opt<bool> InterruptChecks("interrupt-checks",
+                              cl::desc("Let Ctrl-C interrupt kernels (checks at outer-loop back edges; default on)"),
+                              cl::init(true), cl::Hidden, cl::cat(Category));
 cl::opt<bool> Verbose("v", cl::desc("Show the C++ compiler commands"), cl::cat(Category));
 cl::opt<std::string> Cxx("cxx", cl::desc("C++ compiler for kernels"), cl::init(PYDD_KERNEL_CXX), cl::cat(Category));
 cl::opt<bool> PrintCxxFlags("cxxflags", cl::desc("Print the compile flags a C++ host needs, then exit"),
@@ -101,6 +104,7 @@ int main(int argc, char** argv) {
 
   pydd::CppOptions cpp;
   cpp.boundsCheck = BoundsCheck;
+  cpp.interruptChecks = InterruptChecks;
   std::string source = pydd::emitKernelCpp(*m, cpp);
   if (HostKind == Host::Python) source += pydd::emitPythonGlue(*m);
 
