@@ -3,6 +3,7 @@
 #include "codegen/ScratchDir.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "llvm/ADT/SmallString.h"
@@ -18,6 +19,15 @@
 namespace pydd {
 namespace {
 
+/// $PYDD_KERNEL_CXXFLAGS, split at blanks: added to every compile and link
+/// of a kernel (the sanitizer test label builds kernels with
+/// -fsanitize=address,undefined this way).
+std::vector<std::string> extraFlags() {
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  if (const char* env = std::getenv("PYDD_KERNEL_CXXFLAGS")) llvm::StringRef(env).split(parts, ' ', -1, false);
+  return std::vector<std::string>(parts.begin(), parts.end());
+}
+
 std::vector<std::string> commonFlags(const ToolchainOptions& o) {
   static const char* const levels[] = {PYDD_KERNEL_FLAGS_O0, PYDD_KERNEL_FLAGS_O1, PYDD_KERNEL_FLAGS_O2,
                                        PYDD_KERNEL_FLAGS_O3};
@@ -29,6 +39,7 @@ std::vector<std::string> commonFlags(const ToolchainOptions& o) {
   // the header itself otherwise.
   flags.push_back("-I" PYDD_PCH_DIR);
   flags.push_back("-I" PYDD_RUNTIME_INCLUDE_DIR);
+  for (auto& f : extraFlags()) flags.push_back(f);
   return flags;
 }
 
@@ -213,9 +224,10 @@ BuildOutput buildCppLibrary(const std::string& source, const std::string& header
   for (llvm::sys::fs::directory_iterator it(runtimeObjects, ec), end; it != end && !ec; it.increment(ec))
     archiveCmd.push_back(it->path());
   if (!run(archiveCmd, scratch, options.verbose, out.error)) return out;
-  if (!run({cxx, "-shared", "-o", shared, obj, PYDD_LIBRARY_DIR "/libpydd_runtime.a", "-Wl,--as-needed",
-            "-lopenblas"},
-           scratch, options.verbose, out.error))
+  std::vector<std::string> link = {cxx, "-shared", "-o", shared, obj, PYDD_LIBRARY_DIR "/libpydd_runtime.a",
+                                   "-Wl,--as-needed", "-lopenblas"};
+  for (auto& f : extraFlags()) link.push_back(f);
+  if (!run(link, scratch, options.verbose, out.error))
     return out;
   out.ok = publish(archive, outDir, "lib" + module + ".a", out.error) &&
            publish(shared, outDir, "lib" + module + ".so", out.error) &&

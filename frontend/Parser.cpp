@@ -403,6 +403,8 @@ class Lowerer {
     }
     if (!ts_node_is_null(right) && typeOf(right) == "augmented_assignment") return error(right, "invalid syntax");
     TSNode annotation = field(n, "type");
+    // `x: T = y = v` is not Python: an annotated assignment has one target.
+    if (!ts_node_is_null(annotation) && chain.size() > 1) return error(field(n, "right"), "invalid syntax");
     Type declared = ts_node_is_null(annotation) ? commentType : typeExpr(annotation);
 
     if (chain.size() == 1) {

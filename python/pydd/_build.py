@@ -86,7 +86,8 @@ def _default_out_dir(src, exe, args):
         stamp = str(os.stat(shutil.which(exe) or exe).st_mtime_ns)
     except OSError:
         stamp = ""
-    for part in (str(src.resolve()), src.read_bytes(), exe, stamp, _runtime_stamp(exe), *args):
+    flags = os.environ.get("PYDD_KERNEL_CXXFLAGS", "")  # e.g. a sanitizer build: never mixed with a plain one
+    for part in (str(src.resolve()), src.read_bytes(), exe, stamp, _runtime_stamp(exe), flags, *args):
         h.update(part if isinstance(part, bytes) else part.encode())
         h.update(b"\0")
     return _cache_root() / f"{src.stem}-{h.hexdigest()[:16]}"
