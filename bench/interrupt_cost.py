@@ -52,6 +52,9 @@ def median_time(fn, args, runs):
 
 
 def latency(tmp):
+    # As an interactive Python has it (a background job starts with SIGINT
+    # ignored), before the first module loads.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     src = Path(tmp) / "spin.pydd"
     src.write_text("def spin(x: Array(float64), n: int) -> float64:\n"
                    "    s = 0.0\n"

@@ -29,6 +29,9 @@ SCRIPT = """
 import os, signal, sys, threading, time
 import numpy as np
 import pydd
+# Python leaves SIGINT ignored when it starts ignored (a background job):
+# handle it as an interactive Python does, before the module loads.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 mod = pydd.compile(sys.argv[1], out_dir=sys.argv[2])
 
 def interrupt_after(delay, sent):
