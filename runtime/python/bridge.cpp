@@ -191,7 +191,7 @@ struct sigaction python_sigint;
 
 void on_sigint(int sig, siginfo_t* info, void* context) {
   if (kernels_running.load(std::memory_order_relaxed) > 0)
-    pydd::Interrupt::requested.store(1, std::memory_order_relaxed);
+    pydd::Interrupt::requested = 1;
   if (python_sigint.sa_flags & SA_SIGINFO)
     python_sigint.sa_sigaction(sig, info, context);
   else if (python_sigint.sa_handler != SIG_DFL && python_sigint.sa_handler != SIG_IGN)
@@ -218,7 +218,7 @@ struct RunningKernel {
   RunningKernel() { kernels_running.fetch_add(1, std::memory_order_relaxed); }
   ~RunningKernel() {
     if (kernels_running.fetch_sub(1, std::memory_order_relaxed) == 1)
-      pydd::Interrupt::requested.store(0, std::memory_order_relaxed);
+      pydd::Interrupt::requested = 0;
   }
 };
 

@@ -6,7 +6,7 @@
 // this header does not pull <string> into every kernel's compile.
 #pragma once
 
-#include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -45,8 +45,14 @@ class Error : public std::exception {
 /// there would stop them from being vectorized. Default visibility makes
 /// `requested` one object shared by every module and libpydd_python (a
 /// unique symbol), whatever -fvisibility they are built with.
+///
+/// A volatile sig_atomic_t rather than an atomic: g++ treats every atomic
+/// load, even a relaxed one, as a barrier that keeps other memory accesses
+/// from moving across it, which slowed outer loops measurably; a volatile
+/// load is only itself kept. Its writers are a signal handler and the
+/// bridge, its readers poll it: no ordering is needed.
 struct __attribute__((visibility("default"))) Interrupt {
-  static inline std::atomic<int> requested{0};
+  static inline volatile std::sig_atomic_t requested = 0;
 };
 
 [[noreturn]] __attribute__((noinline, cold)) inline void throw_interrupt() {
@@ -54,7 +60,7 @@ struct __attribute__((visibility("default"))) Interrupt {
 }
 
 inline void check_interrupt() {
-  if (__builtin_expect(Interrupt::requested.load(std::memory_order_relaxed) != 0, 0)) throw_interrupt();
+  if (__builtin_expect(Interrupt::requested != 0, 0)) throw_interrupt();
 }
 
 /// NumPy's wording for an out-of-range index.
