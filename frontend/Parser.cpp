@@ -904,7 +904,7 @@ bool checkTree(TSNode root, llvm::StringRef text, const std::vector<StatementSta
   // one, so `def f\n(x): ...` parses as one statement. The lexer knows the
   // logical lines: each must start a statement (or an elif/else clause),
   // and a statement that does not start one must be in a one-line suite.
-  std::vector<const char*> parents;
+  std::vector<TSNode> parents;  // ts_node_parent walks down from the root: too slow here
   std::vector<uint32_t> treeStarts;
   auto lexStart = [&](uint32_t offset) {
     return std::binary_search(starts.begin(), starts.end(), StatementStart{offset, {}},
@@ -933,7 +933,7 @@ bool checkTree(TSNode root, llvm::StringRef text, const std::vector<StatementSta
       fail(!ts_node_is_null(colon) && typeOf(colon) == ":" ? colon : n, "expected an indented block after this ':'");
     }
     if (!ok) break;
-    llvm::StringRef parent = parents.empty() ? "" : parents.back();
+    llvm::StringRef parent = parents.empty() ? "" : typeOf(parents.back());
     bool statement = (parent == "module" || parent == "block") && type != "comment";
     // Parts of a statement that start logical lines of their own.
     bool clause = llvm::is_contained(std::initializer_list<llvm::StringRef>{"elif_clause", "else_clause", "except_clause", "except_group_clause",
@@ -942,14 +942,14 @@ bool checkTree(TSNode root, llvm::StringRef text, const std::vector<StatementSta
     if (statement || clause) {
       uint32_t at = ts_node_start_byte(n);
       treeStarts.push_back(at);
-      bool oneLineSuite = parent == "block" && !lexStart(ts_node_start_byte(ts_node_parent(n)));
+      bool oneLineSuite = parent == "block" && !lexStart(ts_node_start_byte(parents.back()));
       if (!lexStart(at) && (clause || !oneLineSuite)) {
         fail(n, "invalid syntax");
         break;
       }
     }
     if (ts_tree_cursor_goto_first_child(&cursor)) {
-      parents.push_back(ts_node_type(n));
+      parents.push_back(n);
       ++depth;
       continue;
     }
