@@ -68,6 +68,9 @@ void BuildKey::addToolchain(const ToolchainOptions& options, llvm::StringRef pyd
   add("cxx", options.cxx);
   addFileIdentity(cxx ? *cxx : options.cxx);
   add("flags", levels[std::min(options.optLevel, 3u)]);
+  // $PYDD_KERNEL_CXXFLAGS (a sanitizer build) joins every compile and link.
+  const char* extra = std::getenv("PYDD_KERNEL_CXXFLAGS");
+  add("extra-flags", extra ? extra : "");
   // The precompiled headers are made from these headers with these flags.
   const RuntimeLayout& runtime = runtimeLayout();
   addTreeContents(runtime.includeDir);

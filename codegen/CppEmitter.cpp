@@ -448,6 +448,7 @@ class FunctionEmitter {
       case StmtKind::While: {
         auto& w = static_cast<const While&>(s);
         line(depth, "while (" + expr(*w.cond) + ") {");
+        if (Opts.interruptChecks) line(depth + 1, "pydd::check_interrupt();");
         block(*w.body, depth + 1);
         line(depth, "}");
         return;
@@ -482,20 +483,30 @@ class FunctionEmitter {
       std::string start = temp("start"), stop = temp("stop"), i = temp("i");
       line(depth + 1, "const int64_t " + start + " = " + expr(*f.start) + ";");
       line(depth + 1, "const int64_t " + stop + " = " + expr(*f.stop) + ";");
-      std::string cond, step;
       auto* lit = dyn_cast<IntLit>(f.step.get());
-      if (lit && lit->value != 0) {
-        step = intLiteral(lit->value);
-        cond = i + (lit->value > 0 ? " < " : " > ") + stop;
-      } else {
-        step = temp("step");
-        line(depth + 1, "const int64_t " + step + " = " + expr(*f.step) + ";");
-        line(depth + 1, "pydd::check_range_step(" + step + ");");
-        cond = "(" + step + " > 0 ? " + i + " < " + stop + " : " + i + " > " + stop + ")";
-      }
       if (f.parallel) line(depth + 1, "// pfor: iterations are independent; run in order for now");
-      std::set<std::string> contiguous = unitStrideCandidates(f);
-      if (!contiguous.empty() && step == "int64_t(1)") {
+      // The loop runs on its own counter: assigning the loop variable in
+      // the body does not change the iteration, as in Python.
+      std::vector<std::string> header;  // the loop's opening lines
+      if (lit && (lit->value == 1 || lit->value == -1)) {
+        // A unit step stops at `stop` itself, so the counter cannot overflow.
+        header.push_back("for (int64_t " + i + " = " + start + "; " + i + (lit->value > 0 ? " < " : " > ") + stop +
+                         "; " + i + (lit->value > 0 ? "++" : "--") + ") {");
+      } else {
+        // Any other step counts iterations, as CPython's range does: `i +=
+        // step` could step past INT64_MAX and wrap around before `stop`.
+        std::string step = lit ? intLiteral(lit->value) : temp("step"), n = temp("n"), k = temp("k");
+        if (!lit) {
+          line(depth + 1, "const int64_t " + step + " = " + expr(*f.step) + ";");
+          line(depth + 1, "pydd::check_range_step(" + step + ");");
+        }
+        line(depth + 1, "const uint64_t " + n + " = pydd::range_length(" + start + ", " + stop + ", " + step + ");");
+        header.push_back("for (uint64_t " + k + " = 0; " + k + " < " + n + "; ++" + k + ") {");
+        header.push_back("  const int64_t " + i + " = int64_t(uint64_t(" + start + ") + " + k + " * uint64_t(" + step + "));");
+      }
+      header.push_back("  " + loopVar + " = " + (varType && *varType != Type::int64() ? cxxType(*varType) + "(" + i + ")" : i) + ";");
+      std::set<std::string> contiguous = lit && lit->value == 1 ? unitStrideCandidates(f) : std::set<std::string>();
+      if (!contiguous.empty()) {
         // Two copies of a short innermost loop: one for operands whose last
         // axis is contiguous (the common case, vectorizable), one strided.
         std::string test;
@@ -503,18 +514,15 @@ class FunctionEmitter {
           test += (test.empty() ? "" : " && ") + v + ".strides[std::size(" + v + ".strides) - 1] == 1";
         line(depth + 1, "if (" + test + ") {");
         UnitStride = contiguous;
-        rangeBody(f, loopVar, varType, start, i, cond, step, depth + 1);
+        loopCopy(header, *f.body, depth + 2);
         UnitStride.clear();
         line(depth + 1, "} else {");
-        rangeBody(f, loopVar, varType, start, i, cond, step, depth + 1);
+        loopCopy(header, *f.body, depth + 2);
         line(depth + 1, "}");
         line(depth, "}");
         return;
       }
-      // The loop runs on its own counter: assigning the loop variable in
-      // the body does not change the iteration, as in Python.
-      line(depth + 1, "for (int64_t " + i + " = " + start + "; " + cond + "; " + i + " += " + step + ") {");
-      line(depth + 2, loopVar + " = " + (varType && *varType != Type::int64() ? cxxType(*varType) + "(" + i + ")" : i) + ";");
+      for (auto& h : header) line(depth + 1, h);
     } else if (auto* c = dyn_cast<Call>(f.iterable.get()); c && c->library && (c->callee == "row" || c->callee == "nonzeros")) {
       sparseLoop(*c, *f.body, loopVar, depth);
     } else if (f.iterable->type.isArray()) {
@@ -541,16 +549,17 @@ class FunctionEmitter {
       line(depth + 2, loopVar + " = " + seq + "[" + i + "];");
       if (Views.count(f.var)) line(depth + 2, Views[f.var] + " = " + loopVar + ".view();");
     }
+    // Ctrl-C is seen at the back edges of outer loops (see pydd::Interrupt).
+    if (Opts.interruptChecks && containsLoop(*f.body)) line(depth + 2, "pydd::check_interrupt();");
     block(*f.body, depth + 2);
     line(depth + 1, "}");
     line(depth, "}");
   }
 
-  void rangeBody(const For& f, const std::string& loopVar, const Type* varType, const std::string& start,
-                 const std::string& i, const std::string& cond, const std::string& step, int depth) {
-    line(depth, "for (int64_t " + i + " = " + start + "; " + cond + "; " + i + " += " + step + ") {");
-    line(depth + 1, loopVar + " = " + (varType && *varType != Type::int64() ? cxxType(*varType) + "(" + i + ")" : i) + ";");
-    block(*f.body, depth + 1);
+  /// One copy of a range loop: its opening lines, its body, its end.
+  void loopCopy(const std::vector<std::string>& header, const Block& body, int depth) {
+    for (auto& h : header) line(depth, h);
+    block(body, depth + 1);
     line(depth, "}");
   }
 
@@ -578,6 +587,16 @@ class FunctionEmitter {
       scan(*a->targets[0]);
     }
     return views;
+  }
+
+  static bool containsLoop(const Block& b) {
+    for (auto& s : b.stmts) {
+      if (s->kind == StmtKind::For || s->kind == StmtKind::While) return true;
+      if (auto* i = dyn_cast<If>(s.get()); i && (containsLoop(*i->thenBody) || (i->elseBody && containsLoop(*i->elseBody))))
+        return true;
+      if (auto* t = dyn_cast<Task>(s.get()); t && containsLoop(*t->body)) return true;
+    }
+    return false;
   }
 
   /// `for t in S.row(i)` / `for t in S.nonzeros()`: a loop over the CSR

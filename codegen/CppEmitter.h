@@ -10,6 +10,9 @@ namespace pydd {
 struct CppOptions {
   /// Check every element index (IndexError) instead of trusting it.
   bool boundsCheck = false;
+  /// Check for Ctrl-C at outer-loop back edges (pydd::Interrupt); off only
+  /// to measure what the checks cost (bench/interrupt_cost.py).
+  bool interruptChecks = true;
 };
 
 /// The kernel functions of `m` as C++ in namespace `m.name`, with the

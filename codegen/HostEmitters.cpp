@@ -70,6 +70,7 @@ std::string emitPythonGlue(const Module& m) {
   out += "namespace {\nusing pydd::abi::Dtype;\nusing pydd::abi::Kind;\n\n";
   int counter = 0;
   std::vector<std::string> results;
+  auto writtenByFunction = writtenArrayParams(m);
   for (auto& f : m.functions) {
     std::string call = ns + "::" + cxxIdentifier(f->name) + "(";
     for (size_t i = 0; i < f->params.size(); ++i)
@@ -84,7 +85,7 @@ std::string emitPythonGlue(const Module& m) {
     out += "}\n";
     std::string defs, params;
     if (!f->params.empty()) {
-      std::vector<bool> written = writtenArrayParams(m, *f);
+      const std::vector<bool>& written = writtenByFunction[f.get()];
       for (size_t i = 0; i < f->params.size(); ++i) {
         // ArrayEffects follows array and sparse parameters: arrays (or
         // sparse matrices) inside a list or tuple parameter may be written,

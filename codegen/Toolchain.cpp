@@ -1,8 +1,10 @@
 #include "codegen/Toolchain.h"
 
 #include "codegen/InstallLayout.h"
+#include "codegen/ScratchDir.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "llvm/ADT/SmallString.h"
@@ -10,12 +12,22 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 #include "pydd_config/Config.h"
 
 namespace pydd {
 namespace {
+
+/// $PYDD_KERNEL_CXXFLAGS, split at blanks: added to every compile and link
+/// of a kernel (the sanitizer test label builds kernels with
+/// -fsanitize=address,undefined this way).
+std::vector<std::string> extraFlags() {
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  if (const char* env = std::getenv("PYDD_KERNEL_CXXFLAGS")) llvm::StringRef(env).split(parts, ' ', -1, false);
+  return std::vector<std::string>(parts.begin(), parts.end());
+}
 
 std::vector<std::string> commonFlags(const ToolchainOptions& o) {
   static const char* const levels[] = {PYDD_KERNEL_FLAGS_O0, PYDD_KERNEL_FLAGS_O1, PYDD_KERNEL_FLAGS_O2,
@@ -28,37 +40,30 @@ std::vector<std::string> commonFlags(const ToolchainOptions& o) {
   // the header itself otherwise.
   flags.push_back("-I" + runtimeLayout().pchDir);
   flags.push_back("-I" + runtimeLayout().includeDir);
+  for (auto& f : extraFlags()) flags.push_back(f);
   return flags;
 }
 
-/// A scratch directory that removes itself.
-class ScratchDir {
- public:
-  ScratchDir() {
-    if (llvm::sys::fs::createUniqueDirectory("pyddc", Path)) Path.clear();
-  }
-  ~ScratchDir() {
-    if (!Path.empty()) llvm::sys::fs::remove_directories(Path);
-  }
-  bool ok() const { return !Path.empty(); }
-  std::string file(llvm::StringRef name) const {
-    llvm::SmallString<256> p(Path);
-    llvm::sys::path::append(p, name);
-    return std::string(p);
-  }
-
- private:
-  llvm::SmallString<256> Path;
-};
+/// "cannot write PATH: why", or "disk full: ..." when that is why.
+std::string cannotWrite(llvm::StringRef path, std::error_code ec) {
+  std::string what = "cannot write " + path.str() + ": " + ec.message();
+  return ec == std::errc::no_space_on_device ? "disk full: " + what : what;
+}
 
 bool writeFile(const std::string& path, llvm::StringRef text, std::string& error) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec) {
-    error = "cannot write " + path + ": " + ec.message();
+    error = cannotWrite(path, ec);
     return false;
   }
   os << text;
+  os.close();  // a full disk shows up when the buffer is flushed
+  if (os.has_error()) {
+    error = cannotWrite(path, os.error());
+    os.clear_error();
+    return false;
+  }
   return true;
 }
 
@@ -69,36 +74,62 @@ bool run(const std::vector<std::string>& argv, const ScratchDir& scratch, bool v
     llvm::errs() << "\n";
   }
   std::string log = scratch.file("compiler.log");
-  llvm::Optional<llvm::StringRef> redirects[] = {llvm::None, llvm::StringRef(log), llvm::StringRef(log)};
-  std::vector<llvm::StringRef> args(argv.begin(), argv.end());
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(argv[0], args, llvm::None, redirects, 0, 0, &message);
+  int rc = scratch.execute(argv, log, message);
   if (rc == 0) return true;
   auto output = llvm::MemoryBuffer::getFile(log);
+  if (rc == -1) {
+    error = "cannot run " + argv[0] + ": " + message;
+    return false;
+  }
+  // The machine, not the code: a full disk (the scratch directory is under
+  // $TMPDIR; the compiler's own temporaries too).
+  auto space = llvm::sys::fs::disk_space(scratch.path());
+  bool full = space && space->available < (1u << 20);
+  if (full || (output && (*output)->getBuffer().contains("No space left on device"))) {
+    error = "disk full: the C++ compiler could not write its output in " + scratch.path().str() +
+            " (No space left on device); free some space or set TMPDIR";
+    return false;
+  }
   // Generated code that does not compile is a pyddc bug, never the user's.
   error = "internal error: the C++ compiler failed on generated code (" +
-          (message.empty() ? "exit status " + std::to_string(rc) : message) + "); please report this";
+          (rc > 128 ? "killed by signal " + std::to_string(rc - 128) : "exit status " + std::to_string(rc)) +
+          "); please report this";
   if (output && (*output)->getBufferSize()) error += "\n" + (*output)->getBuffer().take_front(4000).str();
   return false;
 }
 
-/// Moves a finished build into place in one step.
+/// Moves a finished build into place in one step. The scratch directory
+/// may be on another file system, so the file is copied next to the
+/// destination first, under a name no other pyddc process uses (two builds
+/// of the same module may run at once), then renamed over it: a reader
+/// sees the old file or the new one, never half of one.
 bool publish(const std::string& from, const std::string& dir, const std::string& name, std::string& error) {
   llvm::SmallString<256> dest(dir);
   llvm::sys::path::append(dest, name);
-  llvm::SmallString<256> staging(dir);
-  llvm::sys::path::append(staging, "." + name + ".tmp");
-  // The scratch directory may be on another file system: copy next to the
-  // destination first, then rename over it.
-  if (auto ec = llvm::sys::fs::copy_file(from, staging)) {
-    error = "cannot write " + std::string(staging) + ": " + ec.message();
+  llvm::SmallString<256> model(dir);
+  llvm::sys::path::append(model, "." + name + ".%%%%%%%%.tmp");
+  llvm::SmallString<256> staging;
+  int fd = -1;
+  if (auto ec = llvm::sys::fs::createUniqueFile(model, fd, staging)) {
+    error = cannotWrite(dir, ec);
     return false;
   }
-  if (auto ec = llvm::sys::fs::rename(staging, dest)) {
-    error = "cannot write " + std::string(dest) + ": " + ec.message();
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  auto fail = [&](llvm::StringRef path, std::error_code ec) {
+    llvm::sys::fs::remove(staging);
+    error = cannotWrite(path, ec);
     return false;
-  }
+  };
+  if (auto ec = llvm::sys::fs::copy_file(from, staging)) return fail(staging, ec);
+  if (auto ec = llvm::sys::fs::rename(staging, dest)) return fail(dest, ec);
   return true;
+}
+
+std::string scratchError() {
+  llvm::SmallString<128> tmp;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, tmp);
+  return "cannot create a scratch directory in " + std::string(tmp) + " (set TMPDIR to a writable directory)";
 }
 
 bool ensureDir(const std::string& dir, std::string& error) {
@@ -114,18 +145,39 @@ std::string findProgram(llvm::StringRef name) {
   return p ? *p : name.str();
 }
 
+/// The C++ compiler as an executable path: a name without '/' is looked up
+/// on PATH (as a shell would), a path must exist.
+bool findCompiler(const std::string& cxx, std::string& path, std::string& error) {
+  if (cxx.find('/') == std::string::npos) {
+    if (auto found = llvm::sys::findProgramByName(cxx)) {
+      path = *found;
+      return true;
+    }
+    error = "no C++ compiler found: '" + cxx + "' is not on PATH; install g++ or pass --cxx";
+    return false;
+  }
+  if (!llvm::sys::fs::can_execute(cxx)) {
+    error = "no C++ compiler found: " + cxx + " does not exist or is not executable; install g++ or pass --cxx";
+    return false;
+  }
+  path = cxx;
+  return true;
+}
+
 }  // namespace
 
 BuildOutput buildPythonModule(const std::string& source, const std::string& module, const std::string& outDir,
                               const ToolchainOptions& options) {
   BuildOutput out;
+  std::string cxx;
+  if (!findCompiler(options.cxx, cxx, out.error)) return out;
   ScratchDir scratch;
-  if (!scratch.ok()) return out.error = "cannot create a temporary directory", out;
+  if (!scratch.ok()) return out.error = scratchError(), out;
   if (!ensureDir(outDir, out.error)) return out;
   std::string src = scratch.file(module + ".cpp");
   std::string so = scratch.file(module + PYDD_EXT_SUFFIX);
   if (!writeFile(src, source, out.error)) return out;
-  std::vector<std::string> argv = {options.cxx};
+  std::vector<std::string> argv = {cxx};
   for (auto& f : commonFlags(options)) argv.push_back(f);
   for (const char* f : {"-shared", "-fvisibility=hidden", "-o"}) argv.push_back(f);
   argv.push_back(so);
@@ -145,8 +197,10 @@ BuildOutput buildPythonModule(const std::string& source, const std::string& modu
 BuildOutput buildCppLibrary(const std::string& source, const std::string& header, const std::string& module,
                             const std::string& outDir, const ToolchainOptions& options) {
   BuildOutput out;
+  std::string cxx;
+  if (!findCompiler(options.cxx, cxx, out.error)) return out;
   ScratchDir scratch;
-  if (!scratch.ok()) return out.error = "cannot create a temporary directory", out;
+  if (!scratch.ok()) return out.error = scratchError(), out;
   if (!ensureDir(outDir, out.error)) return out;
   std::string src = scratch.file(module + ".cpp");
   std::string obj = scratch.file(module + ".o");
@@ -154,7 +208,7 @@ BuildOutput buildCppLibrary(const std::string& source, const std::string& header
   std::string shared = scratch.file("lib" + module + ".so");
   std::string hdr = scratch.file(module + ".h");
   if (!writeFile(src, source, out.error) || !writeFile(hdr, header, out.error)) return out;
-  std::vector<std::string> compile = {options.cxx};
+  std::vector<std::string> compile = {cxx};
   for (auto& f : commonFlags(options)) compile.push_back(f);
   for (std::string f : {std::string("-c"), src, std::string("-o"), obj}) compile.push_back(f);
   if (!run(compile, scratch, options.verbose, out.error)) return out;
@@ -163,7 +217,7 @@ BuildOutput buildCppLibrary(const std::string& source, const std::string& header
   // pulled in: its symbols are already defined).
   std::string ar = findProgram("ar");
   std::string runtimeObjects = scratch.file("runtime");
-  if (auto ec = llvm::sys::fs::create_directories(runtimeObjects)) return out.error = ec.message(), out;
+  if (auto ec = llvm::sys::fs::create_directories(runtimeObjects)) return out.error = cannotWrite(runtimeObjects, ec), out;
   if (!run({ar, "x", "--output=" + runtimeObjects, runtimeLayout().libraryDir + "/libpydd_runtime.a"}, scratch, options.verbose, out.error))
     return out;
   std::vector<std::string> archiveCmd = {ar, "rcs", archive, obj};
@@ -171,9 +225,10 @@ BuildOutput buildCppLibrary(const std::string& source, const std::string& header
   for (llvm::sys::fs::directory_iterator it(runtimeObjects, ec), end; it != end && !ec; it.increment(ec))
     archiveCmd.push_back(it->path());
   if (!run(archiveCmd, scratch, options.verbose, out.error)) return out;
-  if (!run({options.cxx, "-shared", "-o", shared, obj, runtimeLayout().libraryDir + "/libpydd_runtime.a", "-Wl,--as-needed",
-            "-lopenblas"},
-           scratch, options.verbose, out.error))
+  std::vector<std::string> link = {cxx, "-shared", "-o", shared, obj, runtimeLayout().libraryDir + "/libpydd_runtime.a",
+                                   "-Wl,--as-needed", "-lopenblas"};
+  for (auto& f : extraFlags()) link.push_back(f);
+  if (!run(link, scratch, options.verbose, out.error))
     return out;
   out.ok = publish(archive, outDir, "lib" + module + ".a", out.error) &&
            publish(shared, outDir, "lib" + module + ".so", out.error) &&

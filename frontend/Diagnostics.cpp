@@ -3,10 +3,31 @@
 #include "llvm/Support/WithColor.h"
 
 namespace pydd {
+namespace {
+
+/// CPython's universal newlines: "\r\n" and "\r" become "\n".
+std::unique_ptr<llvm::MemoryBuffer> normalized(std::unique_ptr<llvm::MemoryBuffer> source) {
+  llvm::StringRef text = source->getBuffer();
+  bool bom = text.startswith("\xEF\xBB\xBF");
+  if (!bom && text.find('\r') == llvm::StringRef::npos) return source;
+  if (bom) text = text.drop_front(3);
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') {
+      out += text[i];
+    } else if (i + 1 == text.size() || text[i + 1] != '\n') {
+      out += '\n';
+    }
+  }
+  return llvm::MemoryBuffer::getMemBufferCopy(out, source->getBufferIdentifier());
+}
+
+}  // namespace
 
 Diagnostics::Diagnostics(std::string path, std::unique_ptr<llvm::MemoryBuffer> source)
     : Path(std::move(path)) {
-  Buffer = SM.AddNewSourceBuffer(std::move(source), llvm::SMLoc());
+  Buffer = SM.AddNewSourceBuffer(normalized(std::move(source)), llvm::SMLoc());
 }
 
 llvm::StringRef Diagnostics::source() const { return SM.getMemoryBuffer(Buffer)->getBuffer(); }
@@ -15,10 +36,11 @@ void Diagnostics::report(SourceLoc loc, llvm::SourceMgr::DiagKind kind, const ll
   llvm::SMLoc at;
   if (loc.line > 0) at = SM.FindLocForLineAndColumn(Buffer, loc.line, loc.col ? loc.col : 1);
   if (at.isValid()) {
-    SM.PrintMessage(llvm::errs(), SM.GetMessage(at, kind, message));
+    SM.PrintMessage(*Out, SM.GetMessage(at, kind, message));
   } else {
+    ++Unlocated;
     llvm::SMDiagnostic d(Path, kind, message.str());
-    d.print(nullptr, llvm::errs());
+    d.print(nullptr, *Out);
   }
 }
 

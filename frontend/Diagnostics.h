@@ -8,16 +8,27 @@
 #include "ir/IR.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace pydd {
 
 class Diagnostics {
  public:
   /// Takes the source text; `path` is how the file is named in messages.
+  /// Line endings are read as Python reads them: "\r\n" and a lone "\r"
+  /// both end a line, and a UTF-8 byte-order mark is dropped. Columns do not
+  /// move ("\r\n" loses its "\r" at the end of the line), so every later
+  /// stage sees "\n" only.
   Diagnostics(std::string path, std::unique_ptr<llvm::MemoryBuffer> source);
 
   void error(SourceLoc loc, const llvm::Twine& message);
   unsigned errorCount() const { return Errors; }
+  /// Errors reported without a line and column (every error should have
+  /// one; the fuzzers check that).
+  unsigned unlocatedCount() const { return Unlocated; }
+
+  /// Where messages go (default: stderr).
+  void setOutput(llvm::raw_ostream& os) { Out = &os; }
 
   llvm::StringRef source() const;
   const std::string& path() const { return Path; }
@@ -29,6 +40,8 @@ class Diagnostics {
   llvm::SourceMgr SM;
   unsigned Buffer = 0;
   unsigned Errors = 0;
+  unsigned Unlocated = 0;
+  llvm::raw_ostream* Out = &llvm::errs();
 };
 
 }  // namespace pydd

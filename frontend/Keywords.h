@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/Lexer.h"
 #include "ir/IR.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -22,7 +23,12 @@ struct KeywordSite {
   SourceLoc loc;  // of the keyword, which is also where the statement starts
 };
 
-/// Returns `source` with Intrepydd keywords rewritten; appends their sites.
+/// Returns `source` with the Intrepydd keywords at statement starts (as
+/// found by lexPython) rewritten; appends their sites.
+std::string rewriteIntrepyddKeywords(llvm::StringRef source, const std::vector<StatementStart>& starts,
+                                     std::vector<KeywordSite>& sites);
+
+/// The same, lexing `source` itself.
 std::string rewriteIntrepyddKeywords(llvm::StringRef source, std::vector<KeywordSite>& sites);
 
 }  // namespace pydd

@@ -9,10 +9,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <functional>
 #include <set>
 
 #include "frontend/Keywords.h"
+#include "frontend/Lexer.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "tree_sitter/api.h"
@@ -163,6 +166,15 @@ class Lowerer {
 
   // ---- types -----------------------------------------------------------------
 
+  static unsigned typeNesting(llvm::StringRef t) {
+    unsigned depth = 0, deepest = 0;
+    for (char c : t) {
+      if (c == '(') deepest = std::max(deepest, ++depth);
+      if (c == ')' && depth) --depth;
+    }
+    return deepest;
+  }
+
   /// A type annotation: `float64`, `int`, `Array(float64, 2)`, `Array(int32)`.
   Type typeExpr(TSNode n) {
     if (typeOf(n) == "type") {
@@ -170,7 +182,9 @@ class Lowerer {
       if (kids.size() == 1) return typeExpr(kids[0]);
     }
     Type t = parseTypeText(text(n));
-    if (t.isUnknown())
+    if (t.isUnknown() && typeNesting(text(n)) > kMaxTypeNesting)
+      error(n, "type nested more than " + llvm::Twine(kMaxTypeNesting) + " levels deep is not supported in pydd kernels");
+    else if (t.isUnknown())
       error(n, "unknown type '" + text(n) +
                    "'; expected bool, int32, int64, float32, float64, Array(T, n), SparseMat(T), List(T), Dict(K, V), Heap(T) or a tuple (T1, T2)");
     return t;
@@ -178,7 +192,17 @@ class Lowerer {
 
   // ---- functions -------------------------------------------------------------
 
+  /// Python's `async def` / `async for` (Intrepydd's `async:` is rewritten
+  /// before parsing, so this is the coroutine keyword).
+  static bool startsWithAsync(TSNode n) {
+    return ts_node_child_count(n) > 0 && typeOf(ts_node_child(n, 0)) == "async";
+  }
+
   std::unique_ptr<Function> function(TSNode n) {
+    if (startsWithAsync(n)) {
+      error(n, "'async def' is not supported in pydd kernels");
+      return nullptr;
+    }
     auto f = std::make_unique<Function>();
     FunctionNames.clear();
     NextTemp = 0;
@@ -219,6 +243,15 @@ class Lowerer {
 
   BlockPtr block(TSNode n) {
     auto b = std::make_unique<Block>(locOf(n));
+    // Indentation bounds how deep blocks nest in the text, but each elif
+    // lowers to an If nested in the previous one's else block.
+    if (BlockDepth > kMaxNestingDepth) {
+      error(n, "too deeply nested: pydd kernels allow at most " + llvm::Twine(kMaxNestingDepth) +
+                   " levels of nested blocks (each 'elif' counts as one)");
+      return b;
+    }
+    ++BlockDepth;
+    auto leave = llvm::make_scope_exit([&] { --BlockDepth; });
     auto kids = namedChildren(n);
     for (size_t i = 0; i < kids.size(); ++i) statement(kids[i], *b);
     return b;
@@ -269,11 +302,13 @@ class Lowerer {
     top->thenBody = block(field(n, "consequence"));
     // Each elif becomes an If alone in the previous else block.
     If* last = top.get();
+    unsigned depthBefore = BlockDepth;
     uint32_t count = ts_node_child_count(n);
     for (uint32_t i = 0; i < count; ++i) {
       TSNode c = ts_node_child(n, i);
       llvm::StringRef ct = typeOf(c);
       if (ct == "elif_clause") {
+        ++BlockDepth;
         auto elif = std::make_unique<If>(locOf(c));
         elif->cond = expr(field(c, "condition"));
         elif->thenBody = block(field(c, "consequence"));
@@ -285,10 +320,12 @@ class Lowerer {
         last->elseBody = block(field(c, "body"));
       }
     }
+    BlockDepth = depthBefore;
     out.stmts.push_back(std::move(top));
   }
 
   void forStatement(TSNode n, Block& out) {
+    if (startsWithAsync(n)) return error(n, "'async for' is not supported in pydd kernels");
     auto f = std::make_unique<For>(locOf(n));
     if (const KeywordSite* site = siteAt(n)) f->parallel = site->kind == KeywordKind::Pfor;
     if (!ts_node_is_null(field(n, "alternative")))
@@ -381,6 +418,8 @@ class Lowerer {
     }
     if (!ts_node_is_null(right) && typeOf(right) == "augmented_assignment") return error(right, "invalid syntax");
     TSNode annotation = field(n, "type");
+    // `x: T = y = v` is not Python: an annotated assignment has one target.
+    if (!ts_node_is_null(annotation) && chain.size() > 1) return error(field(n, "right"), "invalid syntax");
     Type declared = ts_node_is_null(annotation) ? commentType : typeExpr(annotation);
 
     if (chain.size() == 1) {
@@ -720,9 +759,23 @@ class Lowerer {
         case '\'': value += '\''; break;
         case '"': value += '"'; break;
         case '\n': break;
-        case 'x': appendCodePoint(value, hexDigits(body, i, 2)); break;
-        case 'u': appendCodePoint(value, hexDigits(body, i, 4)); break;
-        case 'U': appendCodePoint(value, hexDigits(body, i, 8)); break;
+        case 'x':
+        case 'u':
+        case 'U': {
+          // Exactly 2, 4 or 8 hex digits, as Python requires.
+          int want = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+          size_t before = i;
+          unsigned code = hexDigits(body, i, want);
+          if (static_cast<int>(i - before) != want || code > 0x10FFFF) {
+            error(n, llvm::Twine("invalid \\") + llvm::Twine(e) + " escape in string literal");
+            return poison(locOf(n));
+          }
+          appendCodePoint(value, code);
+          break;
+        }
+        case 'N':
+          error(n, "\\N{...} escapes are not supported in pydd kernels");
+          return poison(locOf(n));
         default:
           if (e >= '0' && e <= '7') {
             // Up to three octal digits, as in Python.
@@ -851,20 +904,91 @@ class Lowerer {
   std::vector<KeywordSite> Sites;
   std::set<std::string> FunctionNames;  // every identifier of the current function
   unsigned NextTemp = 0;
+  unsigned BlockDepth = 0;
 };
 
-/// The first syntax error in the tree, if any.
-bool findSyntaxError(TSNode n, TSNode& bad) {
-  if (ts_node_is_missing(n) || typeOf(n) == "ERROR") {
-    bad = n;
+/// One iterative walk over the syntax tree before lowering (the tree can be
+/// as deep as the input is long, so nothing here recurses). Reports, at the
+/// first offending node in source order, what tree-sitter's error recovery
+/// accepted silently: ERROR and MISSING nodes, nesting beyond
+/// kMaxNestingDepth, keywords used as names and blocks with no statement.
+bool checkTree(TSNode root, llvm::StringRef text, const std::vector<StatementStart>& starts, LexError& problem) {
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  unsigned depth = 0;
+  // tree-sitter's scanner skips a newline where the grammar cannot take
+  // one, so `def f\n(x): ...` parses as one statement. The lexer knows the
+  // logical lines: each must start a statement (or an elif/else clause),
+  // and a statement that does not start one must be in a one-line suite.
+  std::vector<TSNode> parents;  // ts_node_parent walks down from the root: too slow here
+  std::vector<uint32_t> treeStarts;
+  auto lexStart = [&](uint32_t offset) {
+    return std::binary_search(starts.begin(), starts.end(), StatementStart{offset, {}},
+                              [](const StatementStart& a, const StatementStart& b) { return a.offset < b.offset; });
+  };
+  bool ok = true;
+  auto fail = [&](TSNode n, const llvm::Twine& msg) {
+    problem = {locOf(n), msg.str()};
+    ok = false;
+  };
+  while (ok) {
+    TSNode n = ts_tree_cursor_current_node(&cursor);
+    llvm::StringRef type = typeOf(n);
+    llvm::StringRef spelled = text.slice(ts_node_start_byte(n), ts_node_end_byte(n));
+    if (ts_node_is_missing(n))
+      fail(n, "invalid syntax: expected '" + type + "'");
+    else if (type == "ERROR")
+      fail(n, "invalid syntax");
+    else if (depth > kMaxNestingDepth)
+      fail(n, "too deeply nested: pydd kernels allow at most " + llvm::Twine(kMaxNestingDepth) +
+                  " levels of nested expressions and statements");
+    else if (type == "identifier" && isPythonKeyword(spelled))
+      fail(n, "invalid syntax: '" + spelled + "' is a keyword and cannot be used as a name");
+    else if (type == "block" && namedChildren(n).empty()) {
+      TSNode colon = ts_node_prev_sibling(n);
+      fail(!ts_node_is_null(colon) && typeOf(colon) == ":" ? colon : n, "expected an indented block after this ':'");
+    }
+    if (!ok) break;
+    llvm::StringRef parent = parents.empty() ? "" : typeOf(parents.back());
+    bool statement = (parent == "module" || parent == "block") && type != "comment";
+    // Parts of a statement that start logical lines of their own.
+    bool clause = llvm::is_contained(std::initializer_list<llvm::StringRef>{"elif_clause", "else_clause", "except_clause", "except_group_clause",
+                                      "finally_clause", "case_clause", "decorator"}, type) ||
+                  (parent == "decorated_definition" && type != "comment");
+    if (statement || clause) {
+      uint32_t at = ts_node_start_byte(n);
+      treeStarts.push_back(at);
+      bool oneLineSuite = parent == "block" && !lexStart(ts_node_start_byte(parents.back()));
+      if (!lexStart(at) && (clause || !oneLineSuite)) {
+        fail(n, "invalid syntax");
+        break;
+      }
+    }
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      parents.push_back(n);
+      ++depth;
+      continue;
+    }
+    bool done = false;
+    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) {
+        done = true;
+        break;
+      }
+      parents.pop_back();
+      --depth;
+    }
+    if (!done) continue;
+    ts_tree_cursor_delete(&cursor);
+    std::sort(treeStarts.begin(), treeStarts.end());
+    for (const StatementStart& s : starts)
+      if (!std::binary_search(treeStarts.begin(), treeStarts.end(), s.offset)) {
+        problem = {s.loc, "invalid syntax"};
+        return false;
+      }
     return true;
   }
-  if (!ts_node_has_error(n)) return false;
-  uint32_t count = ts_node_child_count(n);
-  for (uint32_t i = 0; i < count; ++i)
-    if (findSyntaxError(ts_node_child(n, i), bad)) return true;
-  bad = n;
-  return true;
+  ts_tree_cursor_delete(&cursor);
+  return false;
 }
 
 }  // namespace
@@ -874,7 +998,8 @@ namespace {
 /// Recursive descent over the annotation grammar:
 ///   type := scalar | Array(scalar[, rank]) | List(type) | Dict(type, type)
 ///         | Heap(type[, type]) | Tuple(type, ...) | (type, ...) | SparseMat(scalar)
-Type parseTypePrefix(llvm::StringRef& text) {
+Type parseTypePrefix(llvm::StringRef& text, unsigned depth = 0) {
+  if (depth > kMaxTypeNesting) return Type();
   text = text.ltrim();
   size_t n = 0;
   while (n < text.size() && (llvm::isAlnum(text[n]) || text[n] == '_')) ++n;
@@ -898,7 +1023,7 @@ Type parseTypePrefix(llvm::StringRef& text) {
       if (d == 0 || text.take_front(d).getAsInteger(10, rank) || rank < 1 || rank > 8) return Type();
       text = text.drop_front(d);
     } else {
-      Type t = parseTypePrefix(text);
+      Type t = parseTypePrefix(text, depth + 1);
       if (t.isUnknown()) return Type();
       args.push_back(std::move(t));
     }
@@ -926,21 +1051,28 @@ Type parseTypeText(llvm::StringRef text) {
 }
 
 std::unique_ptr<Module> parseModule(Diagnostics& diag, const std::string& moduleName) {
+  std::vector<StatementStart> starts;
+  LexError lexError;
+  bool lexed = lexPython(diag.source(), starts, lexError);
   std::vector<KeywordSite> sites;
-  std::string text = rewriteIntrepyddKeywords(diag.source(), sites);
+  std::string text = rewriteIntrepyddKeywords(diag.source(), starts, sites);
 
   TSParser* parser = ts_parser_new();
   ts_parser_set_language(parser, tree_sitter_python());
   TSTree* tree = ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
   TSNode root = ts_tree_root_node(tree);
 
+  // CPython stops at the first error in the text, whether its tokenizer or
+  // its parser finds it; so does this.
   std::unique_ptr<Module> m;
-  TSNode bad;
-  if (findSyntaxError(root, bad)) {
-    diag.error(locOf(bad), ts_node_is_missing(bad) ? llvm::Twine("invalid syntax: expected '") + typeOf(bad) + "'"
-                                                   : llvm::Twine("invalid syntax"));
-  } else {
+  LexError treeError;
+  bool parsed = checkTree(root, text, starts, treeError);
+  if (lexed && parsed) {
     m = Lowerer(diag, text, std::move(sites)).module(root, moduleName);
+  } else {
+    auto before = [](SourceLoc a, SourceLoc b) { return a.line < b.line || (a.line == b.line && a.col < b.col); };
+    const LexError& first = !lexed && (parsed || !before(treeError.loc, lexError.loc)) ? lexError : treeError;
+    diag.error(first.loc, first.message);
   }
   ts_tree_delete(tree);
   ts_parser_delete(parser);

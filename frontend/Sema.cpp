@@ -505,7 +505,7 @@ class FunctionTyper {
       Type vt = typeOf(a->value, Reporting);
       if (a->targets.size() == 1) {
         // `A += B` on an array updates A in place: A keeps its type.
-        if (auto* v = dyn_cast<VarRef>(a->targets[0].get()); v && a->augmented && Vars[v->name].type.isArray()) return;
+        if (auto* v = dyn_cast<VarRef>(a->targets[0].get()); v && a->augmented && Vars.count(v->name) && Vars[v->name].type.isArray()) return;
         assignInfer(*a->targets[0], vt);
       } else if (auto* tup = dyn_cast<TupleLit>(a->value.get()); tup && !tup->isList && tup->elems.size() == a->targets.size()) {
         for (size_t i = 0; i < a->targets.size(); ++i) assignInfer(*a->targets[i], tup->elems[i]->type);
@@ -1196,7 +1196,7 @@ class FunctionTyper {
     finalizeExpr(a.value);
     if (a.value->type.isUnknown()) return;
     if (a.targets.size() == 1) {
-      if (auto* v = dyn_cast<VarRef>(a.targets[0].get()); v && a.augmented && Vars[v->name].type.isArray())
+      if (auto* v = dyn_cast<VarRef>(a.targets[0].get()); v && a.augmented && Vars.count(v->name) && Vars[v->name].type.isArray())
         a.targets[0] = inPlaceTarget(*v, *a.value);
       finalizeTarget(a.targets[0], a.value);
       return;

@@ -112,7 +112,7 @@ class UseScanner : public Visitor {
 
 }  // namespace
 
-std::vector<bool> writtenArrayParams(const Module& m, const Function& target) {
+std::map<const Function*, std::vector<bool>> writtenArrayParams(const Module& m) {
   // Start from "nothing is written" and grow to a fixed point, so that
   // recursive functions that only read stay read-only.
   EffectMap effects;
@@ -132,7 +132,7 @@ std::vector<bool> writtenArrayParams(const Module& m, const Function& target) {
       }
     }
   }
-  return effects[&target];
+  return effects;
 }
 
 }  // namespace pydd

@@ -10,13 +10,17 @@
 // in a tuple or a list) counts as a write.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "ir/IR.h"
 
 namespace pydd {
 
-/// written[i] for each parameter of `f` (false for scalars and containers).
-std::vector<bool> writtenArrayParams(const Module& m, const Function& f);
+/// For every function f of `m`, written[i] for each parameter of f (false
+/// for scalars and containers). One fixed point for the whole module: a
+/// caller asks once, not once per function (that was quadratic in the
+/// number of functions).
+std::map<const Function*, std::vector<bool>> writtenArrayParams(const Module& m);
 
 }  // namespace pydd

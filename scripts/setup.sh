@@ -17,6 +17,7 @@ PACKAGES=(
   python3-nbclient python3-ipykernel         # the %%pydd magic's notebook, run in a real kernel
   python3-dask python3-distributed           # kernels on a Dask cluster (examples/dask_scaleout.py)
   libomp-14-dev libopenblas-dev
+  clang-14 libclang-rt-14-dev   # the libFuzzer target (tests/fuzz/libfuzzer)
 )
 
 as_root() {

@@ -54,6 +54,9 @@ cl::opt<bool> TimePasses("time-passes", cl::desc("Report the time each pass take
 cl::opt<bool> VerifyEach("verify-each", cl::desc("Check the IR after sema and after every pass"), cl::cat(Category));
 cl::opt<bool> BoundsCheck("bounds-check", cl::desc("Check element indices (IndexError when out of range)"),
                           cl::cat(Category));
+cl::opt<bool> InterruptChecks("interrupt-checks",
+                              cl::desc("Let Ctrl-C interrupt kernels (checks at outer-loop back edges; default on)"),
+                              cl::init(true), cl::Hidden, cl::cat(Category));
 cl::opt<bool> Verbose("v", cl::desc("Show the C++ compiler commands and cache use"), cl::cat(Category));
 cl::opt<bool> NoCache("no-cache", cl::desc("Build even when the compile cache holds this build, and do not store it"),
                       cl::cat(Category));
@@ -120,6 +123,7 @@ int main(int argc, char** argv) {
 
   pydd::CppOptions cpp;
   cpp.boundsCheck = BoundsCheck;
+  cpp.interruptChecks = InterruptChecks;
   std::string source = pydd::emitKernelCpp(*m, cpp);
   if (HostKind == Host::Python) source += pydd::emitPythonGlue(*m);
 

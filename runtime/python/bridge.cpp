@@ -17,6 +17,8 @@
 #include <pybind11/pybind11.h>
 
 #include <array>
+#include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -173,6 +175,51 @@ class GilReleased {
 
  private:
   PyThreadState* state_;
+};
+
+// ------------------------------------------------------------ Ctrl-C
+
+// Kernels run with the GIL released, so Python's SIGINT handler only marks
+// the signal; nothing would look at it before the kernel returns. This
+// handler, installed in front of Python's, also sets Interrupt::requested
+// while a kernel runs; kernels check it at outer-loop back edges and throw
+// KeyboardInterrupt, which set_error turns into Python's. Every kernel
+// running at that moment is interrupted; the request is dropped when the
+// last one returns, so a Ctrl-C at the prompt does not stop a later call.
+std::atomic<int> kernels_running{0};
+struct sigaction python_sigint;
+
+void on_sigint(int sig, siginfo_t* info, void* context) {
+  if (kernels_running.load(std::memory_order_relaxed) > 0)
+    pydd::Interrupt::requested = 1;
+  if (python_sigint.sa_flags & SA_SIGINFO)
+    python_sigint.sa_sigaction(sig, info, context);
+  else if (python_sigint.sa_handler != SIG_DFL && python_sigint.sa_handler != SIG_IGN)
+    python_sigint.sa_handler(sig);
+}
+
+/// Once, at the first module load: only if Python handles SIGINT itself
+/// (not when it is ignored or left to its default action).
+void install_sigint_handler() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  struct sigaction current;
+  if (sigaction(SIGINT, nullptr, &current) != 0) return;
+  if (!(current.sa_flags & SA_SIGINFO) && (current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN)) return;
+  python_sigint = current;
+  struct sigaction ours = current;
+  ours.sa_flags |= SA_SIGINFO;
+  ours.sa_sigaction = on_sigint;
+  sigaction(SIGINT, &ours, nullptr);
+}
+
+struct RunningKernel {
+  RunningKernel() { kernels_running.fetch_add(1, std::memory_order_relaxed); }
+  ~RunningKernel() {
+    if (kernels_running.fetch_sub(1, std::memory_order_relaxed) == 1)
+      pydd::Interrupt::requested = 0;
+  }
 };
 
 // ------------------------------------------------------------ the functions
@@ -864,6 +911,7 @@ PyObject* error_type(pydd::ErrorKind kind) {
     case pydd::ErrorKind::MemoryError: return PyExc_MemoryError;
     case pydd::ErrorKind::RuntimeError: return PyExc_RuntimeError;
     case pydd::ErrorKind::KeyError: return PyExc_KeyError;
+    case pydd::ErrorKind::KeyboardInterrupt: return PyExc_KeyboardInterrupt;
   }
   return PyExc_RuntimeError;
 }
@@ -887,6 +935,13 @@ PyObject* key_from_repr(const char* text) {
 }
 
 void set_error(const pydd::Error& e) {
+  if (e.kind() == pydd::ErrorKind::KeyboardInterrupt) {
+    // Python's own handler saw the SIGINT too: running it now raises its
+    // KeyboardInterrupt (or whatever a handler the user installed does)
+    // and consumes the signal. Off the main thread it does nothing.
+    if (PyErr_CheckSignals() == 0 && !PyErr_Occurred()) PyErr_SetNone(PyExc_KeyboardInterrupt);
+    return;
+  }
   if (e.kind() != pydd::ErrorKind::KeyError) return PyErr_SetString(error_type(e.kind()), e.what());
   PyObject* key = key_from_repr(e.what());
   if (!key) return;
@@ -979,6 +1034,7 @@ py::object call(const FunctionInfo& fi, PyObject* const* args, Py_ssize_t nargs,
   ResultRelease release_result{f.result, result.data(), fi.result_holds};
   {
     GilReleased nogil;
+    RunningKernel running;
     f.thunk(pointers.data(), result.data());
   }
   return to_python(f.result, result.data(), ArgArrays{arrays.data(), fi.has_arrays ? n : 0, state.nested});
@@ -1098,6 +1154,7 @@ bool contains_kind(const pabi::TypeDesc& t, pabi::Kind kind) {
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) PyObject* pydd_make_module(const pabi::ModuleDesc* desc) {
+  install_sigint_handler();
   if (!desc || !desc->name) {
     PyErr_SetString(PyExc_ImportError, "pydd: null module description");
     return nullptr;

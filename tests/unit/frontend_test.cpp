@@ -15,6 +15,7 @@
 
 #include "frontend/Diagnostics.h"
 #include "frontend/Keywords.h"
+#include "frontend/Lexer.h"
 #include "frontend/Parser.h"
 #include "ir/IR.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -1050,6 +1051,65 @@ TEST(SyntaxError, AfterAPforTheColumnIsExact) {
   EXPECT_GE(col, 13) << p.messages;
   EXPECT_LE(col, 17) << p.messages;
   EXPECT_NE(p.messages.find("error: invalid syntax"), std::string::npos) << p.messages;
+}
+
+// ---- CPython's lexical rules (Lexer.cpp) ------------------------------------------
+
+LexError lexError(const std::string& src) {
+  std::vector<StatementStart> starts;
+  LexError e;
+  EXPECT_FALSE(lexPython(src, starts, e)) << src;
+  return e;
+}
+
+TEST(Lexer, StatementStartsAreLogicalLinesAndSemicolons) {
+  std::vector<StatementStart> starts;
+  LexError e;
+  ASSERT_TRUE(lexPython("def f():\n    x = (1,\n  2); y = 3\n    z = '''a\nb'''\n", starts, e)) << e.message;
+  ASSERT_EQ(starts.size(), 4u);
+  expectLoc(starts[0].loc, 1, 1);
+  expectLoc(starts[1].loc, 2, 5);
+  expectLoc(starts[2].loc, 3, 7);
+  expectLoc(starts[3].loc, 4, 5);
+}
+
+TEST(Lexer, IndentationAsCPythonChecksIt) {
+  // A tab is 8 columns, and with tabs of width 1 the lines must compare alike.
+  EXPECT_EQ(lexError("if x:\n        a\n\tb\n").message, "inconsistent use of tabs and spaces in indentation");
+  EXPECT_EQ(lexError("if x:\n    a\n  b\n").message, "unindent does not match any outer indentation level");
+  EXPECT_EQ(lexError("a\n  b\n").message, "unexpected indent");
+  EXPECT_EQ(lexError("if x:\nb\n").message, "expected an indented block after line 1");
+  EXPECT_EQ(lexError("if x:  # c\n\n").message, "expected an indented block after this ':'");
+  std::vector<StatementStart> starts;
+  LexError e;
+  EXPECT_TRUE(lexPython("if x:\n\ta\n\tif y:\n\t\tb\n\n  # c\nc\n", starts, e)) << e.message;
+}
+
+TEST(Lexer, LiteralsAndCharacters) {
+  EXPECT_EQ(lexError("x = 0777\n").message.substr(0, 12), "leading zero");
+  EXPECT_EQ(lexError("x = 1__0\n").message, "invalid decimal literal");
+  EXPECT_EQ(lexError("x = 0x\n").message, "invalid hexadecimal literal");
+  EXPECT_EQ(lexError("x = 1e\n").message, "invalid decimal literal");
+  EXPECT_EQ(lexError("x = ur'a'\n").message, "invalid syntax");
+  EXPECT_EQ(lexError("x = 'a\n").message, "unterminated string literal");
+  EXPECT_EQ(lexError("x = (1]\n").message, "closing parenthesis ']' does not match opening parenthesis '('");
+  EXPECT_EQ(lexError("x = $\n").message, "invalid syntax");
+  EXPECT_EQ(lexError(std::string("x = 1\0\n", 7)).message, "source code cannot contain null bytes");
+  EXPECT_EQ(lexError("x = '\xff'\n").message, "invalid UTF-8 byte 0xff");
+  EXPECT_EQ(lexError("x = " + std::string(201, '(')).message, "too many nested parentheses");
+  std::vector<StatementStart> starts;
+  LexError e;
+  EXPECT_TRUE(lexPython("x = 00 + 0_0 + 09.5 + 1_000j + 0x_f + .5e-3 + 1if y else 2\ns = rb'a' + '\xc3\xa9'\n", starts, e))
+      << e.message;
+}
+
+TEST(Lexer, CarriageReturnsEndLines) {
+  // A comment ended by a lone CR used to swallow the whole file.
+  Parsed p = parse("# c\rdef f(n: int) -> int:\r\n    return m\r");
+  ASSERT_NE(p.module, nullptr) << p.messages;
+  ASSERT_EQ(p.module->functions.size(), 1u);
+  ASSERT_EQ(p.module->functions[0]->body->stmts.size(), 1u);
+  expectLoc(p.module->functions[0]->body->stmts[0]->loc, 3, 5);
 }
 
 // ---- parseTypeText ---------------------------------------------------------------------------

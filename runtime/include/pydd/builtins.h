@@ -54,6 +54,14 @@ inline void check_range_step(int64_t step) {
   if (step == 0) throw Error(ErrorKind::ValueError, "range() arg 3 must not be zero");
 }
 
+/// How many values range(start, stop, step) yields, computed as CPython
+/// does: in unsigned arithmetic, so no bound or step overflows (a loop
+/// that counted `i += step` past INT64_MAX would wrap and never end).
+inline uint64_t range_length(int64_t start, int64_t stop, int64_t step) {
+  if (step > 0) return start < stop ? (uint64_t(stop) - uint64_t(start) - 1) / uint64_t(step) + 1 : 0;
+  return start > stop ? (uint64_t(start) - uint64_t(stop) - 1) / (0 - uint64_t(step)) + 1 : 0;
+}
+
 /// Python's << and >> on fixed-width integers: counts past the width give
 /// 0 (or -1 for a negative value shifted right), a negative count raises.
 template <typename T>

@@ -6,6 +6,7 @@
 // this header does not pull <string> into every kernel's compile.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -20,6 +21,7 @@ enum class ErrorKind : int {
   MemoryError,
   RuntimeError,
   KeyError,  // the message is the key's repr, as Python's KeyError shows it
+  KeyboardInterrupt,  // Interrupt::requested was set while the kernel ran
 };
 
 class Error : public std::exception {
@@ -34,6 +36,32 @@ class Error : public std::exception {
   ErrorKind kind_;
   char message_[256];
 };
+
+/// Ctrl-C for a running kernel. The Python bridge's SIGINT handler sets
+/// `requested` while a kernel runs (a C++ host may set it from its own
+/// handler); the kernel checks it at the back edge of every loop that holds
+/// another loop and of every while loop, and throws KeyboardInterrupt.
+/// Innermost counted loops are not checked: they always end, and a check
+/// there would stop them from being vectorized. Default visibility makes
+/// `requested` one object shared by every module and libpydd_python (a
+/// unique symbol), whatever -fvisibility they are built with.
+///
+/// A volatile sig_atomic_t rather than an atomic: g++ treats every atomic
+/// load, even a relaxed one, as a barrier that keeps other memory accesses
+/// from moving across it, which slowed outer loops measurably; a volatile
+/// load is only itself kept. Its writers are a signal handler and the
+/// bridge, its readers poll it: no ordering is needed.
+struct __attribute__((visibility("default"))) Interrupt {
+  static inline volatile std::sig_atomic_t requested = 0;
+};
+
+[[noreturn]] __attribute__((noinline, cold)) inline void throw_interrupt() {
+  throw Error(ErrorKind::KeyboardInterrupt, "interrupted");
+}
+
+inline void check_interrupt() {
+  if (__builtin_expect(Interrupt::requested != 0, 0)) throw_interrupt();
+}
 
 /// NumPy's wording for an out-of-range index.
 [[noreturn]] inline void throw_index_error(int64_t index, int axis, int64_t size) {

@@ -1,0 +1,58 @@
+"""Runs the libFuzzer target over frontend, sema, passes and emitters.
+
+    /usr/bin/python3 tests/fuzz/libfuzzer/run.py --seconds 30          # CI
+    /usr/bin/python3 tests/fuzz/libfuzzer/run.py --seconds 3600 -j 2   # a campaign
+
+The seeds are every .pydd file in the repository; the corpus grows in
+<build>/libfuzzer/corpus between runs. Prints the number of executions and
+exits non-zero on a finding (the crashing input is saved as
+<build>/libfuzzer/crash-*; rerun it with `pydd_fuzz FILE`).
+"""
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=str(ROOT / "build"), help="the main build directory")
+    ap.add_argument("--seconds", type=int, default=30)
+    ap.add_argument("-j", "--jobs", type=int, default=1)
+    args = ap.parse_args()
+    work = Path(args.build) / "libfuzzer"
+    exe = work / "pydd_fuzz"
+    if not exe.exists():
+        sys.exit(f"no {exe}: configure with clang-14 and libFuzzer installed (see tests/fuzz/README.md)")
+    corpus = work / "corpus"
+    corpus.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as seeds:
+        for k, p in enumerate(sorted(ROOT.rglob("*.pydd"))):
+            if "build" not in p.relative_to(ROOT).parts:
+                shutil.copy(p, Path(seeds, f"{k}_{p.name}"))
+        cmd = [str(exe), str(corpus), seeds, f"-max_total_time={args.seconds}", "-timeout=10",
+               "-rss_limit_mb=2048", "-max_len=16384", "-print_final_stats=1", "-detect_leaks=0",
+               f"-dict={HERE / 'pydd.dict'}", f"-artifact_prefix={work}/"]
+        if args.jobs > 1:
+            cmd += [f"-fork={args.jobs}", "-ignore_crashes=0"]
+        proc = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, errors="replace")
+    log = proc.stderr
+    execs = sum(int(n) for n in re.findall(r"stat::number_of_executed_units:\s*(\d+)", log))
+    if not execs:  # -fork prints its own totals
+        m = re.findall(r"#(\d+)\s*(?:DONE|pulse|NEW|REDUCE|INITED)", log)
+        execs = int(m[-1]) if m else 0
+    print(f"libfuzzer: {execs} executions in {args.seconds} s, exit status {proc.returncode}")
+    if proc.returncode != 0:
+        print(log[-6000:])
+    return proc.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
