@@ -230,7 +230,13 @@ void BuildCache::evict(const std::string& keep) {
 }
 
 bool BuildCache::copyEntry(const std::string& entryDir, const std::string& outDir, std::string& error) {
-  if (auto ec = fs::create_directories(outDir)) return error = "cannot create " + outDir + ": " + ec.message(), false;
+  // "disk full: ..." names the output directory when that is why.
+  auto fail = [&](const std::string& what, std::error_code e) {
+    error = what + ": " + e.message();
+    if (e == std::errc::no_space_on_device) error = "disk full: " + error;
+    return false;
+  };
+  if (auto ec = fs::create_directories(outDir)) return fail("cannot create " + outDir, ec);
   std::error_code ec;
   for (fs::directory_iterator it(entryDir, ec), end; it != end && !ec; it.increment(ec)) {
     llvm::StringRef name = path::filename(it->path());
@@ -238,14 +244,14 @@ bool BuildCache::copyEntry(const std::string& entryDir, const std::string& outDi
     // Copy next to the destination, then rename over it.
     llvm::SmallString<256> staging;
     if (auto e = fs::createUniqueFile(childPath(outDir, "." + name.str() + ".%%%%%%.tmp"), staging))
-      return error = "cannot write in " + outDir + ": " + e.message(), false;
+      return fail("cannot write in " + outDir, e);
     if (auto e = fs::copy_file(it->path(), staging)) {
       fs::remove(staging);
-      return error = "cannot copy " + it->path() + ": " + e.message(), false;
+      return fail("cannot copy " + it->path() + " to " + outDir, e);
     }
     if (auto e = fs::rename(staging, dest)) {
       fs::remove(staging);
-      return error = "cannot write " + dest + ": " + e.message(), false;
+      return fail("cannot write " + dest, e);
     }
   }
   if (ec) return error = "cannot read " + entryDir + ": " + ec.message(), false;

@@ -106,7 +106,8 @@ class Lowerer {
       } else if (t == "import_statement") {
         importModule(item, *m);
       } else if (t == "expression_statement" && isDocstring(item)) {
-        // A module docstring.
+        // A module docstring: no effect, but its escapes must be valid Python.
+        checkString(item);
       } else {
         unsupported(item, "only function definitions and 'from pydd import ...' may appear at the top level of a pydd file");
       }
@@ -138,6 +139,16 @@ class Lowerer {
     for (auto& s : Sites)
       if (s.loc.line == l.line && s.loc.col == l.col) return &s;
     return nullptr;
+  }
+
+  /// Reports what is invalid in the string literals of `n` (escapes, prefixes)
+  /// for a string whose value is not used.
+  void checkString(TSNode n) {
+    if (typeOf(n) == "string") {
+      (void)string(n);
+      return;
+    }
+    for (TSNode c : namedChildren(n)) checkString(c);
   }
 
   bool isDocstring(TSNode stmt) {
@@ -390,7 +401,7 @@ class Lowerer {
     llvm::StringRef t = typeOf(e);
     if (t == "assignment") return assignment(e, out, typeComment(n));
     if (t == "augmented_assignment") return augmentedAssignment(e, out);
-    if (t == "string") return;  // a docstring or a bare string: no effect
+    if (t == "string") return checkString(e);  // a docstring or a bare string: no effect
     out.stmts.push_back(std::make_unique<ExprStmt>(locOf(e), expr(e)));
   }
 

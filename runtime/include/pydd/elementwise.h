@@ -111,16 +111,18 @@ struct power {
   }
 };
 // NaN propagates from either side, as np.maximum / np.minimum.
+// NaN from either operand propagates; on a tie (0.0 and -0.0) the second
+// operand wins, as in NumPy's loops (np.maximum(0.0, -0.0) is -0.0).
 struct maximum {
   template <class T>
   T operator()(T a, T b) const {
-    return (a >= b || a != a) ? a : b;
+    return (a > b || a != a) ? a : b;
   }
 };
 struct minimum {
   template <class T>
   T operator()(T a, T b) const {
-    return (a <= b || a != a) ? a : b;
+    return (a < b || a != a) ? a : b;
   }
 };
 
