@@ -144,9 +144,9 @@ std::set<std::string> writtenElementTypes(const Stmt& s) {
     void visit(const Stmt& st) override {
       if (auto* a = dyn_cast<Assign>(&st)) {
         for (auto& t : a->targets) {
-          if (auto* x = dyn_cast<Index>(t.get())) keys.insert(elementKey(x->base->type));
+          if (auto* x = dyn_cast<Index>(t.get())) keys.insert(memoryKey(x->base->type));
           // `A += B` on an array updates A's memory in place.
-          if (a->augmented && t->type.isArray()) keys.insert(elementKey(t->type));
+          if (a->augmented && t->type.isArray()) keys.insert(memoryKey(t->type));
         }
       }
       visitChildren(st);
@@ -156,11 +156,10 @@ std::set<std::string> writtenElementTypes(const Stmt& s) {
         if (c->target != CallTarget::Library) keys.insert("*");
         else if (c->library)
           for (size_t i = 0; i < c->args.size() && i < 32; ++i)
-            if (c->library->writesArgs & (1u << i)) keys.insert(elementKey(c->args[i]->type));
+            if (c->library->writesArgs & (1u << i)) keys.insert(memoryKey(c->args[i]->type));
       }
       visitChildren(e);
     }
-    static std::string elementKey(const Type& t) { return memoryKey(t); }
   } finder;
   finder.visit(s);
   return finder.keys;

@@ -6,6 +6,7 @@
 #include "ir/Builder.h"
 #include "ir/Visitor.h"
 #include "opt/Effects.h"
+#include "opt/Loops.h"
 #include "stdlib/Catalog.h"
 
 namespace pydd {
@@ -207,8 +208,7 @@ class Fuser {
   }
 
   ExprPtr shapeOf(const std::string& v, const Type& t, int k) {
-    return build::libraryCall(Loc, lookupLibraryFunction("shape"), "shape", args(var(v, t), build::intLit(Loc, k)),
-                              Type::int64());
+    return shapeQuery(Loc, var(v, t), k);
   }
 
   /// A variable or a literal: compared by name, and cheap to read twice.

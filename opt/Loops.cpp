@@ -36,19 +36,20 @@ bool mayCopyReferences(const Stmt& loop) {
   return finder.found;
 }
 
+ExprPtr shapeQuery(SourceLoc loc, ExprPtr array, int axis) {
+  std::vector<ExprPtr> args;
+  args.push_back(std::move(array));
+  args.push_back(build::intLit(loc, axis));
+  return build::libraryCall(loc, lookupLibraryFunction("shape"), "shape", std::move(args), Type::int64());
+}
+
 ExprPtr loopEntryTest(const Stmt& loop, bool boundsCheck) {
   auto pure = [&](const Expr& e) { return !hasSideEffects(e) && !mayRaise(e, boundsCheck); };
   if (auto* f = dyn_cast<For>(&loop); f && !f->isRange) {
     // Over an array variable's elements: it runs when the array is not empty.
     auto* v = dyn_cast<VarRef>(f->iterable.get());
     if (!v || !v->type.isArray()) return nullptr;
-    std::vector<ExprPtr> args;
-    args.push_back(cloneExpr(*v));
-    args.push_back(build::intLit(f->loc, 0));
-    return build::compare(f->loc, CmpOp::Gt,
-                          build::libraryCall(f->loc, lookupLibraryFunction("shape"), "shape", std::move(args),
-                                             Type::int64()),
-                          build::intLit(f->loc, 0));
+    return build::compare(f->loc, CmpOp::Gt, shapeQuery(f->loc, cloneExpr(*v), 0), build::intLit(f->loc, 0));
   }
   if (auto* f = dyn_cast<For>(&loop)) {
     auto* step = dyn_cast<IntLit>(f->step.get());

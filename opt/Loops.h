@@ -14,6 +14,10 @@ namespace pydd {
 /// by that variable alone.
 bool mayCopyReferences(const Stmt& loop);
 
+/// `shape(array, axis)`: the catalog's shape query (never raises for a
+/// literal axis in range).
+ExprPtr shapeQuery(SourceLoc loc, ExprPtr array, int axis);
+
 /// The test that `loop` (a For or a While) runs at least once, when it can
 /// be evaluated again without effect: `start < stop` for a range with a
 /// literal step, `shape(a, 0) > 0` over an array variable's elements, the
