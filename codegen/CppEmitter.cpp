@@ -438,7 +438,16 @@ class FunctionEmitter {
         auto& i = static_cast<const If&>(s);
         line(depth, "if (" + expr(*i.cond) + ") {");
         block(*i.thenBody, depth + 1);
-        if (i.elseBody) {
+        if (i.elseBody && i.rareElse) {
+          // A cold lambda: g++ optimizes it for size and out of line, which
+          // keeps the build quick (no vectorized copies of a general loop).
+          line(depth, "} else {");
+          line(depth + 1, "[&]() __attribute__((cold, noinline)) {");
+          ++RareDepth;
+          block(*i.elseBody, depth + 2);
+          --RareDepth;
+          line(depth + 1, "}();");
+        } else if (i.elseBody) {
           line(depth, "} else {");
           block(*i.elseBody, depth + 1);
         }
@@ -569,7 +578,7 @@ class FunctionEmitter {
   /// that axis. None with bounds checks (the checked path stays the one).
   std::set<std::string> unitStrideCandidates(const For& f) {
     std::set<std::string> views;
-    if (Opts.boundsCheck || f.body->stmts.empty() || f.body->stmts.size() > 4) return {};
+    if (Opts.boundsCheck || RareDepth > 0 || f.body->stmts.empty() || f.body->stmts.size() > 4) return {};
     for (auto& s : f.body->stmts) {
       auto* a = dyn_cast<Assign>(s.get());
       if (!a || a->targets.size() != 1 || !a->value) return {};
@@ -647,6 +656,7 @@ class FunctionEmitter {
   std::set<std::string> Used;
   std::map<std::string, std::string> Views;
   std::set<std::string> UnitStride;  // views read with .unit() in this loop copy
+  int RareDepth = 0;                 // inside a cold (rare) branch: no contiguous loop copies
   std::map<std::string, std::string> VarNames;
   std::string Out;
   unsigned NextTemp = 0;

@@ -1008,7 +1008,7 @@ namespace {
 
 /// Recursive descent over the annotation grammar:
 ///   type := scalar | Array(scalar[, rank]) | List(type) | Dict(type, type)
-///         | Heap(type[, type]) | Tuple(type, ...) | (type, ...) | SparseMat(scalar)
+///         | Heap(type[, type]) | Tuple(type, ...) | (type, ...) | (type,) | SparseMat(scalar)
 Type parseTypePrefix(llvm::StringRef& text, unsigned depth = 0) {
   if (depth > kMaxTypeNesting) return Type();
   text = text.ltrim();
@@ -1041,6 +1041,11 @@ Type parseTypePrefix(llvm::StringRef& text, unsigned depth = 0) {
     text = text.ltrim();
     if (text.consume_front(")")) break;
     if (!text.consume_front(",")) return Type();
+    // A trailing comma closes a tuple, as Python spells one element: (int64,).
+    if (name == "Tuple" && text.ltrim().consume_front(")")) {
+      text = text.ltrim().drop_front(1);
+      break;
+    }
   }
   if (name == "Array") {
     if (args.size() != 1 || !args[0].isScalar()) return Type();

@@ -225,6 +225,9 @@ struct If : Stmt {
   ExprPtr cond;
   BlockPtr thenBody;
   BlockPtr elseBody;  // may be null; `elif` is an If alone in an else block
+  /// The else branch is the rare case (a pass's general fallback): code
+  /// generation compiles it for size, out of line.
+  bool rareElse = false;
 };
 struct While : Stmt {
   explicit While(SourceLoc l) : Stmt(StmtKind::While, l) {}

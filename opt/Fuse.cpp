@@ -171,22 +171,149 @@ class Fuser {
     fused.push_back(std::move(body));
     if (written != Dest.var) fused.push_back(build::assign(Loc, var(Dest.var, DestType), var(written, DestType)));
 
-    // Otherwise the original operations, on the same evaluated operands.
-    std::vector<StmtPtr> original;
-    auto keep = std::make_unique<Assign>(a.loc);
-    keep->targets.push_back(std::move(target));
-    keep->value = std::move(tree);
-    keep->augmented = a.augmented;
-    original.push_back(std::move(keep));
+    // Otherwise the same loop over the operands broadcast to the result's
+    // shape (no copy, stride-0 axes), into a new array that is then stored
+    // as NumPy stores a computed value.
+    std::vector<StmtPtr> general = broadcastLoop(*tree);
+    if (InPlace) {
+      general.push_back(build::assign(Loc, std::move(target), var(General, GeneralType)));
+    } else {
+      general.push_back(build::assign(Loc, var(Dest.var, DestType), var(General, GeneralType)));
+    }
 
     std::vector<StmtPtr> out = std::move(Before);
-    out.push_back(build::ifThen(Loc, std::move(guard), std::move(fused), std::move(original)));
+    out.push_back(build::ifThen(Loc, std::move(guard), std::move(fused), std::move(general)));
+    cast<If>(*out.back()).rareElse = true;
     ++Ctx.stats["fuse: loops created"];
     Ctx.stats["fuse: operations fused"] += Fused;
     return out;
   }
 
  private:
+  /// The general form of the fused loop, for operands whose shapes differ
+  /// from the result's (size-1 axes) or that overlap the destination: in
+  /// Python's order, each folded view is made (IndexError as the view
+  /// raises it) and each operation's result shape computed (its ValueError
+  /// when its operands do not broadcast); then every array operand is read
+  /// through a broadcast view of the result's shape. Sets General to the
+  /// new array it computes.
+  std::vector<StmtPtr> broadcastLoop(const Expr& tree) {
+    std::vector<StmtPtr> out;
+    ExprPtr shape = operationShapes(tree, out);
+    const int rank = tree.type.rank();
+    // The result's shape is the tree's (a store broadcasts it into its
+    // destination afterwards, with the store's own ValueError).
+    Type shapeType = Type::tuple(std::vector<Type>(rank, Type::int64()));
+    std::string resultShape;
+    if (auto* v = dyn_cast<VarRef>(shape.get())) {
+      resultShape = v->name;
+    } else {
+      resultShape = temp("shape", shapeType);
+      out.push_back(build::assign(Loc, var(resultShape, shapeType), std::move(shape)));
+    }
+    std::vector<std::string> dims;
+    for (int k = 0; k < rank; ++k) {
+      dims.push_back(temp("m", Type::int64()));
+      out.push_back(build::assign(Loc, var(dims.back(), Type::int64()),
+                                  build::index(Loc, var(resultShape, shapeType), args(build::intLit(Loc, k)),
+                                               Type::int64())));
+    }
+    for (auto& [leaf, view] : LeafViews) {
+      Type viewType = Type::array(view.second.elem(), rank);
+      std::string b = temp("b", viewType);
+      out.push_back(build::assign(Loc, var(b, viewType),
+                                  build::libraryCall(Loc, lookupLibraryFunction("broadcast_to"), "broadcast_to",
+                                                     args(var(view.first, view.second), var(resultShape, shapeType)),
+                                                     viewType)));
+      view = {b, viewType};
+    }
+    GeneralType = Type::array(tree.type.elem(), rank);
+    General = temp("r", GeneralType);
+    auto dtype = std::make_unique<Cast>(Loc, Type::scalar(GeneralType.elem()), build::intLit(Loc, 0));
+    out.push_back(build::assign(Loc, var(General, GeneralType),
+                                build::libraryCall(Loc, lookupLibraryFunction("empty"), "empty",
+                                                   args(var(resultShape, shapeType), std::move(dtype)), GeneralType)));
+    std::vector<std::string> loopVars;
+    for (int k = 0; k < rank; ++k) loopVars.push_back(temp("j", Type::int64()));
+    std::vector<ExprPtr> at;
+    for (auto& v : loopVars) at.push_back(var(v, Type::int64()));
+    StmtPtr body = build::assign(Loc, build::index(Loc, var(General, GeneralType), std::move(at),
+                                                   Type::scalar(GeneralType.elem())),
+                                 broadcastElement(tree, loopVars));
+    for (int k = rank - 1; k >= 0; --k) {
+      std::vector<StmtPtr> inner;
+      inner.push_back(std::move(body));
+      body = build::rangeLoop(Loc, loopVars[k], build::intLit(Loc, 0), var(dims[k], Type::int64()), std::move(inner));
+    }
+    out.push_back(std::move(body));
+    return out;
+  }
+
+  /// The shape of `e`'s value as an expression (a shape tuple, or the
+  /// scalar itself for a scalar), appending to `out` the views and the
+  /// operations' shape checks it needs, in Python's evaluation order.
+  ExprPtr operationShapes(const Expr& e, std::vector<StmtPtr>& out) {
+    if (isElementwiseArrayCall(e)) {
+      auto& c = cast<Call>(e);
+      std::vector<ExprPtr> shapes;
+      int arrays = 0;
+      for (auto& a : c.args) {
+        shapes.push_back(operationShapes(*a, out));
+        arrays += a->type.isArray();
+      }
+      if (arrays == 1)  // one array among scalars: its shape, and nothing can fail
+        for (size_t i = 0; i < c.args.size(); ++i)
+          if (c.args[i]->type.isArray()) return std::move(shapes[i]);
+      Type t = Type::tuple(std::vector<Type>(c.type.rank(), Type::int64()));
+      std::vector<ExprPtr> callArgs;
+      callArgs.push_back(std::make_unique<StrLit>(Loc, c.library->name));
+      callArgs.back()->type = Type::string();
+      for (auto& s : shapes) callArgs.push_back(std::move(s));
+      std::string shape = temp("shape", t);
+      out.push_back(build::assign(Loc, var(shape, t),
+                                  build::libraryCall(Loc, lookupLibraryFunction("broadcast_shapes_for"),
+                                                     "broadcast_shapes_for", std::move(callArgs), t)));
+      return var(shape, t);
+    }
+    if (!e.type.isArray()) return cloneExpr(e);
+    // An array operand: a variable, or a folded view made now.
+    std::string name;
+    Type type = e.type;
+    if (e.kind == ExprKind::Var) {
+      name = cast<VarRef>(e).name;
+    } else {
+      name = temp("v", type);
+      out.push_back(build::assign(Loc, var(name, type), cloneExpr(e)));
+    }
+    LeafViews.push_back({&e, {name, type}});
+    Type t = Type::tuple(std::vector<Type>(type.rank(), Type::int64()));
+    return build::libraryCall(Loc, lookupLibraryFunction("shape"), "shape", args(var(name, type)), t);
+  }
+
+  /// One element of the tree in the general loop: every array operand read
+  /// from its broadcast view at the loop's indices.
+  ExprPtr broadcastElement(const Expr& e, const std::vector<std::string>& loopVars) {
+    if (isElementwiseArrayCall(e)) {
+      auto& c = cast<Call>(e);
+      std::vector<ExprPtr> scalarArgs;
+      for (auto& a : c.args) scalarArgs.push_back(broadcastElement(*a, loopVars));
+      return build::libraryCall(c.loc, c.library, c.library->name, std::move(scalarArgs), Type::scalar(c.type.elem()));
+    }
+    if (!e.type.isArray()) return cloneExpr(e);
+    for (auto& [leaf, view] : LeafViews)
+      if (leaf == &e) {
+        std::vector<ExprPtr> at;
+        for (auto& v : loopVars) at.push_back(var(v, Type::int64()));
+        return build::index(e.loc, var(view.first, view.second), std::move(at), Type::scalar(e.type.elem()));
+      }
+    return nullptr;  // unreachable: operationShapes saw every operand
+  }
+
+  static std::vector<ExprPtr> args(ExprPtr a) {
+    std::vector<ExprPtr> v;
+    v.push_back(std::move(a));
+    return v;
+  }
   static std::vector<ExprPtr> args(ExprPtr a, ExprPtr b) {
     std::vector<ExprPtr> v;
     v.push_back(std::move(a));
@@ -374,6 +501,11 @@ class Fuser {
   std::vector<ArrayOperand> Operands;
   std::vector<StmtPtr> Before;
   unsigned Fused = 0;
+  // The general loop: each array operand of the tree, with the variable
+  // (and type) it is read from; the array it computes.
+  std::vector<std::pair<const Expr*, std::pair<std::string, Type>>> LeafViews;
+  std::string General;
+  Type GeneralType;
 };
 
 /// Moves the element-wise trees that are operands of other calls

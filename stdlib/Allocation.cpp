@@ -1,4 +1,6 @@
 // Arrays as a whole: allocation (zeros, full, arange...) and shape queries.
+#include <algorithm>
+
 #include "stdlib/Rules.h"
 
 namespace pydd::catalog {
@@ -164,6 +166,51 @@ Type dtypeType(const Call& c, TypeRuleError& err) {
 }
 std::string emitDtype(const Call& c, llvm::ArrayRef<std::string>) { return castTo(c.type.elem(), "0"); }
 
+/// A shape argument: a tuple of integers, or one integer (a 1-D shape).
+int shapeRankOf(const Type& t) {
+  if (t.isInteger()) return 1;
+  if (!t.isTuple()) return -1;
+  for (auto& e : t.elems())
+    if (!e.isInteger()) return -1;
+  return static_cast<int>(t.elems().size());
+}
+
+/// broadcast_shapes_for(op, shape_or_scalar...): the shape tuple of an
+/// element-wise operation's result (what fusion checks its operands with).
+Type broadcastShapesType(const Call& c, TypeRuleError& err) {
+  if (!isa<StrLit>(*arg(c, 0))) return fail(err, 0, "broadcast_shapes_for() expects the operation's name as a string literal");
+  size_t rank = 0;
+  for (size_t i = 1; i < c.args.size(); ++i) {
+    const Type& t = c.args[i]->type;
+    if (t.isScalar()) continue;
+    int r = t.isTuple() ? shapeRankOf(t) : -1;
+    if (r < 0) return fail(err, static_cast<int>(i), "broadcast_shapes_for() expects shape tuples or scalars, got " + t.str());
+    rank = std::max(rank, static_cast<size_t>(r));
+  }
+  return Type::tuple(std::vector<Type>(rank, Type::int64()));
+}
+std::string emitBroadcastShapes(const Call&, llvm::ArrayRef<std::string> args) {
+  return callText("pydd::broadcast_shapes_for", args);
+}
+
+Type broadcastToType(const Call& c, TypeRuleError& err) {
+  const Type& a = arg(c, 0)->type;
+  if (!a.isArray()) return fail(err, 0, "broadcast_to() expects an array, got " + a.str());
+  int rank = shapeRankOf(arg(c, 1)->type);
+  if (rank < 0) return fail(err, 1, "broadcast_to() expects a shape (a tuple of integers), got " + arg(c, 1)->type.str());
+  if (rank < a.rank())
+    return fail(err, 1, "broadcast_to(): the shape has fewer dimensions (" + std::to_string(rank) + ") than the array (" +
+                            std::to_string(a.rank()) + ")");
+  return Type::array(a.elem(), rank);
+}
+std::string emitBroadcastTo(const Call& c, llvm::ArrayRef<std::string> args) {
+  const Type& shape = c.args[1]->type;
+  if (shape.isInteger()) return "pydd::broadcast_to(" + args[0] + ", int64_t(" + args[1] + "))";
+  std::string t = "std::tuple<";
+  for (size_t i = 0; i < shape.elems().size(); ++i) t += (i ? ", int64_t" : "int64_t");
+  return "pydd::broadcast_to(" + args[0] + ", " + t + ">(" + args[1] + "))";
+}
+
 }  // namespace
 
 void addAllocationFunctions(std::vector<LibraryFunction>& out) {
@@ -204,6 +251,16 @@ void addAllocationFunctions(std::vector<LibraryFunction>& out) {
   share.raisesOnlyOnAxis = true;  // of its two arrays, neither is an axis: it never raises
   out.push_back(std::move(share));
   out.push_back(entry("dtype", C::Query, {"a"}, 1, "numpy.ndarray.dtype", dtypeType, emitDtype));
+  // Broadcasting as values: NumPy's broadcast_to (a read-only view with
+  // stride-0 axes), and the result shape of an element-wise operation, with
+  // its ValueError when the operands do not broadcast. Fusion uses both when
+  // operand shapes differ.
+  LibraryFunction to = entry("broadcast_to", C::Query, {"array", "shape"}, 2, "numpy.broadcast_to", broadcastToType,
+                             emitBroadcastTo);
+  to.returnsView = true;
+  out.push_back(std::move(to));
+  out.push_back(entry("broadcast_shapes_for", C::Query, {"op", "*"}, 1, "pydd.broadcast_shapes_for",
+                      broadcastShapesType, emitBroadcastShapes));
 }
 
 }  // namespace pydd::catalog

@@ -290,6 +290,23 @@ def shape(a, k):
 
 
 may_share_memory = np.may_share_memory
+broadcast_to = np.broadcast_to
+
+
+def _shape_text(shape):
+    return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def broadcast_shapes_for(op, *shapes):
+    """The shape of element-wise operation ``op``'s result for operands of
+    these shapes (a scalar stands for shape ()); the operation's ValueError
+    when they do not broadcast."""
+    shapes = [tuple(s) if isinstance(s, tuple) else () for s in shapes]
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"{op}: operands could not be broadcast together with shapes "
+                         + "".join(_shape_text(s) + " " for s in shapes)) from None
 
 
 def ndim(a):

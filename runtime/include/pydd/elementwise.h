@@ -12,9 +12,11 @@
 // (all unit, one constant, or general) that g++ -O3 vectorizes.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -451,6 +453,82 @@ bool may_overlap(const Array<T, N>& a, const Array<U, M>& b) {
 }
 
 }  // namespace detail
+
+// ---------------------------------------------------------------------------
+// Broadcasting as values: what a fused loop uses when its operands' shapes
+// are not all equal (size-1 axes, lower ranks).
+
+namespace detail {
+
+template <class S>
+constexpr int shape_rank() {
+  if constexpr (std::is_arithmetic_v<S>) return 0;
+  else return static_cast<int>(std::tuple_size_v<S>);
+}
+
+/// The extents of a shape tuple into `out` (a scalar has none).
+template <class S>
+Layout shape_layout(const S& s, int64_t* out) {
+  if constexpr (!std::is_arithmetic_v<S>)
+    std::apply([&](auto... d) { int k = 0; ((out[k++] = static_cast<int64_t>(d)), ...); }, s);
+  return Layout{shape_rank<S>(), out, nullptr};
+}
+
+template <size_t... K>
+auto shape_tuple_of(const int64_t* shape, std::index_sequence<K...>) {
+  return std::tuple<decltype(K, int64_t{})...>{shape[K]...};
+}
+
+}  // namespace detail
+
+/// The shape the element-wise operation `name` gives operands of these
+/// shapes (each a shape tuple, or a scalar: shape ()), by NumPy's
+/// broadcasting; the operation's ValueError when they do not broadcast.
+template <class... S>
+auto broadcast_shapes_for(const char* name, const S&... shapes) {
+  constexpr int R = std::max({0, detail::shape_rank<S>()...});
+  constexpr int K = sizeof...(S);
+  int64_t extents[K][kMaxRank];
+  detail::Layout ops[K];
+  int k = 0;
+  ((ops[k] = detail::shape_layout(shapes, extents[k]), ++k), ...);
+  int64_t shape[R > 0 ? R : 1];
+  if (!detail::broadcast_shape(R, shape, ops, K)) detail::throw_broadcast(name, ops, K);
+  return detail::shape_tuple_of(shape, std::make_index_sequence<R>());
+}
+
+/// np.broadcast_to(a, shape): a view of `a` with the given shape, reading
+/// its length-1 and missing leading axes with stride 0 (no copy).
+template <class T, int N, class... I>
+Array<T, sizeof...(I)> broadcast_to(const Array<T, N>& a, const std::tuple<I...>& shape) {
+  constexpr int M = sizeof...(I);
+  static_assert(M >= N, "broadcast_to: the shape has fewer dimensions than the array");
+  int64_t sh[M], st[M];
+  detail::shape_layout(shape, sh);
+  bool ok = true;
+  for (int j = 0; j < M; ++j) {
+    const int k = j - (M - N);
+    ok = ok && sh[j] >= 0;
+    if (k < 0) st[j] = 0;
+    else if (a.shape(k) == sh[j]) st[j] = a.stride(k);
+    else if (a.shape(k) == 1) st[j] = 0;
+    else ok = false;
+  }
+  if (!ok) {
+    char msg[256], from[90], to[90];
+    detail::format_shape(from, sizeof from, detail::Layout{N, a.shape(), nullptr});
+    detail::format_shape(to, sizeof to, detail::Layout{M, sh, nullptr});
+    std::snprintf(msg, sizeof msg,
+                  "operands could not be broadcast together with remapped shapes [original->remapped]: %s  and "
+                  "requested shape %s", from, to);
+    throw Error(ErrorKind::ValueError, msg);
+  }
+  return a.template alias<M>(a.data(), sh, st);
+}
+template <class T, int N>
+Array<T, 1> broadcast_to(const Array<T, N>& a, int64_t n) {
+  return broadcast_to(a, std::tuple<int64_t>{n});
+}
 
 // ---------------------------------------------------------------------------
 // Public element-wise functions.

@@ -16,3 +16,6 @@
 #include "pydd/slice.h"
 #include "pydd/sparse.h"
 #include "pydd/ufuncs.h"
+
+// Last: declares the library templates compiled once into libpydd_runtime.a.
+#include "pydd/instances.h"

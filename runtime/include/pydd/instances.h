@@ -1,0 +1,73 @@
+// pydd runtime: library templates compiled once, into libpydd_runtime.a.
+//
+// A reduction or a matrix product instantiated in a kernel costs g++ 0.3 to
+// 0.9 s at -O3 (pairwise summation, the NaN-aware vector loops and the BLAS
+// dispatch are large), which dominated the build of array-heavy kernels.
+// The common instantiations below are compiled once, with the kernels' -O3
+// flags, and every kernel sees them as explicit instantiation declarations
+// (`extern template`): g++ neither instantiates nor optimizes them again,
+// the linker takes them from the library. Other instantiations (other
+// ranks, element types) are still made in the kernel, as before.
+#pragma once
+
+#include <cstdint>
+
+#include "pydd/linalg.h"
+#include "pydd/reduce.h"
+
+// PYDD_INSTANCE(declaration) is `extern template declaration;` here and
+// `template declaration;` in runtime/src/instances_*.cpp.
+
+/// Reductions of one element type T at rank N: S is the type sum and prod
+/// accumulate in, M the type of mean (NumPy's rules; see stdlib/Reductions).
+#define PYDD_REDUCTIONS_OF(T, S, M, N)                                   \
+  PYDD_INSTANCE(S sum<S, T, N>(const Array<T, N>&))                     \
+  PYDD_INSTANCE(S prod<S, T, N>(const Array<T, N>&))                    \
+  PYDD_INSTANCE(M mean<M, T, N>(const Array<T, N>&))                    \
+  PYDD_INSTANCE(T min<T, N>(const Array<T, N>&))                        \
+  PYDD_INSTANCE(T max<T, N>(const Array<T, N>&))                        \
+  PYDD_INSTANCE(int64_t argmin<T, N>(const Array<T, N>&))               \
+  PYDD_INSTANCE(int64_t argmax<T, N>(const Array<T, N>&))               \
+  PYDD_INSTANCE(bool any<T, N>(const Array<T, N>&))                     \
+  PYDD_INSTANCE(bool all<T, N>(const Array<T, N>&))
+
+/// Reductions along one axis of a rank-N array (N >= 2).
+#define PYDD_AXIS_REDUCTIONS_OF(T, S, M, N)                                        \
+  PYDD_INSTANCE(Array<S, N - 1> sum_axis<S, T, N>(const Array<T, N>&, int64_t))   \
+  PYDD_INSTANCE(Array<M, N - 1> mean_axis<M, T, N>(const Array<T, N>&, int64_t))  \
+  PYDD_INSTANCE(Array<T, N - 1> min_axis<T, N>(const Array<T, N>&, int64_t))      \
+  PYDD_INSTANCE(Array<T, N - 1> max_axis<T, N>(const Array<T, N>&, int64_t))
+
+#define PYDD_ALL_REDUCTIONS_OF(T, S, M) \
+  PYDD_REDUCTIONS_OF(T, S, M, 1)        \
+  PYDD_REDUCTIONS_OF(T, S, M, 2)        \
+  PYDD_REDUCTIONS_OF(T, S, M, 3)        \
+  PYDD_AXIS_REDUCTIONS_OF(T, S, M, 2)   \
+  PYDD_AXIS_REDUCTIONS_OF(T, S, M, 3)   \
+  PYDD_INSTANCE(Array<int64_t, 1> nonzero<T>(const Array<T, 1>&))
+
+#define PYDD_REDUCTION_INSTANCES                     \
+  PYDD_ALL_REDUCTIONS_OF(bool, int64_t, double)      \
+  PYDD_ALL_REDUCTIONS_OF(int32_t, int64_t, double)   \
+  PYDD_ALL_REDUCTIONS_OF(int64_t, int64_t, double)   \
+  PYDD_ALL_REDUCTIONS_OF(float, float, float)        \
+  PYDD_ALL_REDUCTIONS_OF(double, double, double)
+
+/// The products behind `@` (matmul's rank dispatch stays inline).
+#define PYDD_PRODUCTS_OF(T)                                                                 \
+  PYDD_INSTANCE(Array<T, 2> detail::matrix_product<T>(const Array<T, 2>&, const Array<T, 2>&)) \
+  PYDD_INSTANCE(Array<T, 1> detail::matrix_vector<T>(const Array<T, 2>&, const Array<T, 1>&, bool)) \
+  PYDD_INSTANCE(T detail::vector_dot<T>(const Array<T, 1>&, const Array<T, 1>&))
+
+#define PYDD_LINALG_INSTANCES \
+  PYDD_PRODUCTS_OF(float)     \
+  PYDD_PRODUCTS_OF(double)
+
+#ifndef PYDD_DEFINE_INSTANCES
+namespace pydd {
+#define PYDD_INSTANCE(...) extern template __VA_ARGS__;
+PYDD_REDUCTION_INSTANCES
+PYDD_LINALG_INSTANCES
+#undef PYDD_INSTANCE
+}  // namespace pydd
+#endif
