@@ -5,7 +5,13 @@ For each kernel: the translation time of `pyddc --emit=cpp` (.pydd to C++,
 the whole process) and the time from .pydd to an importable module at -O0
 and -O3 (pyddc plus the C++ compiler), each the median of several runs.
 
+With --baseline OTHER_PYDDC it compares two builds of pyddc instead (say,
+before and after a change): each kernel's -O3 build by both, interleaved,
+reporting wall time and CPU time (the compiler's user + system time, which a
+busy machine inflates less than wall time) and their ratios, new over old.
+
     /usr/bin/python3 bench/compile_time.py [--runs N] [kernel.pydd ...]
+    /usr/bin/python3 bench/compile_time.py --baseline /old/build/bin/pyddc bench/*/kernel.pydd
 """
 import argparse
 import glob
@@ -35,14 +41,47 @@ def timed(cmd, runs):
     return statistics.median(samples)
 
 
+def timed_cpu(cmd):
+    """(wall seconds, CPU seconds of the command and its children)."""
+    before = os.times()
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = os.times()
+    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
+
+
+def compare(baseline, pyddc, kernels, runs):
+    print(f"new: {pyddc}\nbaseline: {baseline}\n.pydd to module at -O3, best of {runs} interleaved runs\n")
+    print("| kernel | baseline wall (s) | new wall (s) | baseline CPU (s) | new CPU (s) | new/baseline CPU |")
+    print("|---|---:|---:|---:|---:|---:|")
+    ratios = []
+    with tempfile.TemporaryDirectory() as out:
+        for path in kernels:
+            best = {}
+            for _ in range(runs):
+                for name, exe in (("old", baseline), ("new", pyddc)):
+                    wall, cpu = timed_cpu([exe, "--no-cache", "-O3", path, "-o", out])
+                    w0, c0 = best.get(name, (wall, cpu))
+                    best[name] = (min(w0, wall), min(c0, cpu))
+            ratios.append(best["new"][1] / best["old"][1])
+            name = os.path.relpath(path, ROOT)
+            print(f"| {name} | {best['old'][0]:.2f} | {best['new'][0]:.2f} | {best['old'][1]:.2f} | "
+                  f"{best['new'][1]:.2f} | {ratios[-1]:.2f} |")
+    print(f"| **geomean** | | | | | {statistics.geometric_mean(ratios):.2f} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--baseline", metavar="PYDDC", help="compare -O3 builds against this pyddc")
     parser.add_argument("kernels", nargs="*")
     args = parser.parse_args()
     kernels = args.kernels or sorted(glob.glob(os.path.join(ROOT, "examples", "*.pydd")) +
                                      glob.glob(os.path.join(ROOT, "tests", "e2e", "kernels", "*.pydd")))
     pyddc = find_pyddc()
+    if args.baseline:
+        return compare(args.baseline, pyddc, kernels, args.runs)
     print(f"pyddc: {pyddc}, median of {args.runs} runs\n")
     print("| kernel | lines | translate (ms) | .pydd to module -O0 (s) | .pydd to module -O3 (s) |")
     print("|---|---:|---:|---:|---:|")

@@ -54,6 +54,62 @@ class Fuser {
  public:
   Fuser(Function& f, PassContext& ctx) : F(f), Ctx(ctx) {}
 
+  /// `s = R(E)` for a reduction R that folds elements one at a time
+  /// (any, all, an integer sum) over an element-wise tree E: one loop
+  /// `acc = combine(acc, E[i...])`, no temporary. Returns the statements
+  /// that replace the assignment, or nothing.
+  std::vector<StmtPtr> fuseFold(Assign& a) {
+    auto& call = cast<Call>(*a.value);
+    const FoldRule& fold = *call.library->fold;
+    Loc = a.loc;
+    ExprPtr tree = std::move(call.args[0]);
+    auto giveBack = [&] {
+      call.args[0] = std::move(tree);
+      return std::vector<StmtPtr>{};
+    };
+    if (!typesPerElement(*tree)) return giveBack();
+    ResultRank = tree->type.rank();
+    if (ResultRank > 3) return giveBack();
+    // The combining step must type as the reduction's result.
+    const Type result = call.type;
+    ExprPtr accStart = std::make_unique<Cast>(Loc, result, build::intLit(Loc, fold.identity));
+    ExprPtr probe = build::libraryCall(Loc, lookupLibraryFunction(fold.combine), fold.combine,
+                                       args(build::var(Loc, "_", result), build::var(Loc, "_", Type::scalar(tree->type.elem()))),
+                                       result);
+    TypeRuleError err;
+    if (cast<Call>(*probe).library->resultType(cast<Call>(*probe), err) != result || !err.message.empty()) return giveBack();
+
+    collectOperands(tree);
+    bool widest = false;
+    for (auto& o : Operands) widest = widest || o.rank == ResultRank;
+    if (!widest) return giveBack();
+    std::vector<std::string> dimVars = resultExtents();
+    ExprPtr guard = elementwiseGuard(dimVars);
+
+    std::string acc = temp("acc", result);
+    std::vector<std::string> loopVars;
+    for (int k = 0; k < ResultRank; ++k) loopVars.push_back(temp("i", Type::int64()));
+    StmtPtr step = build::assign(Loc, var(acc, result),
+                                 build::libraryCall(Loc, lookupLibraryFunction(fold.combine), fold.combine,
+                                                    args(var(acc, result), perElement(*tree, loopVars)), result));
+    std::vector<StmtPtr> fused;
+    fused.push_back(build::assign(Loc, var(acc, result), std::move(accStart)));
+    fused.push_back(loopNest(loopVars, dimVars, std::move(step)));
+    fused.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), var(acc, result)));
+
+    // Otherwise the general loop computes E, which R then reduces.
+    std::vector<StmtPtr> general = broadcastLoop(*tree);
+    call.args[0] = var(General, GeneralType);
+    general.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), std::move(a.value)));
+
+    std::vector<StmtPtr> out = std::move(Before);
+    out.push_back(build::ifThen(Loc, std::move(guard), std::move(fused), std::move(general)));
+    cast<If>(*out.back()).rareElse = true;
+    ++Ctx.stats["fuse: reductions fused"];
+    Ctx.stats["fuse: operations fused"] += Fused;
+    return out;
+  }
+
   /// Returns the statements that replace `s`, or nothing when `s` is not a
   /// fusable assignment.
   std::vector<StmtPtr> fuse(Assign& a) {
@@ -106,43 +162,8 @@ class Fuser {
       if (!widest) return restore(a, std::move(tree));
     }
 
-    // The result's extents: the destination's, or a highest-rank operand's.
-    std::vector<std::string> dimVars;
-    for (int k = 0; k < ResultRank; ++k) {
-      std::string d = temp("n", Type::int64());
-      ExprPtr extent;
-      if (InPlace) {
-        extent = extentOf(Dest, k);
-      } else {
-        for (auto& o : Operands)
-          if (o.rank == ResultRank && !extent) extent = extentOf(o, k);
-      }
-      Before.push_back(build::assign(Loc, var(d, Type::int64()), std::move(extent)));
-      dimVars.push_back(d);
-    }
-
-    // The run-time test: aligned extents equal, folded indices in range,
-    // and no operand sharing memory with the destination of a store.
-    ExprPtr guard;
-    if (InPlace) guard = indicesInRange(std::move(guard), Dest);
-    for (auto& o : Operands) {
-      if (InPlace && samePlace(o, Dest)) continue;  // the destination's own extents and indices
-      for (int j = 0; j < o.rank; ++j)
-        guard = build::logicalAnd(Loc, std::move(guard),
-                                  build::compare(Loc, CmpOp::Eq, extentOf(o, j),
-                                                 var(dimVars[ResultRank - o.rank + j], Type::int64())));
-      guard = indicesInRange(std::move(guard), o);
-      // The destination read element for element as itself (same variable,
-      // same indices) is the one operand a store may share memory with.
-      if (InPlace) {
-        ExprPtr share = build::libraryCall(Loc, lookupLibraryFunction("may_share_memory"), "may_share_memory",
-                                           args(var(Dest.var, Dest.type), var(o.var, o.type)), Type::boolTy());
-        auto notShared = std::make_unique<Not>(Loc, std::move(share));
-        notShared->type = Type::boolTy();
-        guard = build::logicalAnd(Loc, std::move(guard), std::move(notShared));
-      }
-    }
-    if (!guard) guard = std::make_unique<BoolLit>(Loc, true), guard->type = Type::boolTy();
+    std::vector<std::string> dimVars = resultExtents();
+    ExprPtr guard = elementwiseGuard(dimVars);
 
     // A new array for `y = E`; when E reads y itself, a temporary that y
     // takes after the loop.
@@ -161,11 +182,7 @@ class Fuser {
     StmtPtr body = build::assign(
         Loc, build::index(Loc, var(written, Dest.type), std::move(destIndices), Type::scalar(DestType.elem())),
         std::move(element));
-    for (int k = ResultRank - 1; k >= 0; --k) {
-      std::vector<StmtPtr> inner;
-      inner.push_back(std::move(body));
-      body = build::rangeLoop(Loc, loopVars[k], build::intLit(Loc, 0), var(dimVars[k], Type::int64()), std::move(inner));
-    }
+    body = loopNest(loopVars, dimVars, std::move(body));
     std::vector<StmtPtr> fused;
     if (!InPlace) fused.push_back(build::assign(Loc, var(written, DestType), allocate(dimVars)));
     fused.push_back(std::move(body));
@@ -190,6 +207,62 @@ class Fuser {
   }
 
  private:
+  /// The result's extents, into temporaries evaluated before the loop: the
+  /// destination's, or a highest-rank operand's.
+  std::vector<std::string> resultExtents() {
+    std::vector<std::string> dimVars;
+    for (int k = 0; k < ResultRank; ++k) {
+      std::string d = temp("n", Type::int64());
+      ExprPtr extent;
+      if (InPlace) {
+        extent = extentOf(Dest, k);
+      } else {
+        for (auto& o : Operands)
+          if (o.rank == ResultRank && !extent) extent = extentOf(o, k);
+      }
+      Before.push_back(build::assign(Loc, var(d, Type::int64()), std::move(extent)));
+      dimVars.push_back(d);
+    }
+    return dimVars;
+  }
+
+  /// The run-time test that the loop computes what broadcasting would:
+  /// aligned extents equal, folded indices in range, and no operand sharing
+  /// memory with the destination of a store.
+  ExprPtr elementwiseGuard(const std::vector<std::string>& dimVars) {
+    ExprPtr guard;
+    if (InPlace) guard = indicesInRange(std::move(guard), Dest);
+    for (auto& o : Operands) {
+      if (InPlace && samePlace(o, Dest)) continue;  // the destination's own extents and indices
+      for (int j = 0; j < o.rank; ++j)
+        guard = build::logicalAnd(Loc, std::move(guard),
+                                  build::compare(Loc, CmpOp::Eq, extentOf(o, j),
+                                                 var(dimVars[ResultRank - o.rank + j], Type::int64())));
+      guard = indicesInRange(std::move(guard), o);
+      // The destination read element for element as itself (same variable,
+      // same indices) is the one operand a store may share memory with.
+      if (InPlace) {
+        ExprPtr share = build::libraryCall(Loc, lookupLibraryFunction("may_share_memory"), "may_share_memory",
+                                           args(var(Dest.var, Dest.type), var(o.var, o.type)), Type::boolTy());
+        auto notShared = std::make_unique<Not>(Loc, std::move(share));
+        notShared->type = Type::boolTy();
+        guard = build::logicalAnd(Loc, std::move(guard), std::move(notShared));
+      }
+    }
+    if (!guard) guard = std::make_unique<BoolLit>(Loc, true), guard->type = Type::boolTy();
+    return guard;
+  }
+
+  /// The nest `for i0 in range(n0): ... body` over the given extents.
+  StmtPtr loopNest(const std::vector<std::string>& loopVars, const std::vector<std::string>& dims, StmtPtr body) {
+    for (int k = static_cast<int>(loopVars.size()) - 1; k >= 0; --k) {
+      std::vector<StmtPtr> inner;
+      inner.push_back(std::move(body));
+      body = build::rangeLoop(Loc, loopVars[k], build::intLit(Loc, 0), var(dims[k], Type::int64()), std::move(inner));
+    }
+    return body;
+  }
+
   /// The general form of the fused loop, for operands whose shapes differ
   /// from the result's (size-1 axes) or that overlap the destination: in
   /// Python's order, each folded view is made (IndexError as the view
@@ -240,12 +313,7 @@ class Fuser {
     StmtPtr body = build::assign(Loc, build::index(Loc, var(General, GeneralType), std::move(at),
                                                    Type::scalar(GeneralType.elem())),
                                  broadcastElement(tree, loopVars));
-    for (int k = rank - 1; k >= 0; --k) {
-      std::vector<StmtPtr> inner;
-      inner.push_back(std::move(body));
-      body = build::rangeLoop(Loc, loopVars[k], build::intLit(Loc, 0), var(dims[k], Type::int64()), std::move(inner));
-    }
-    out.push_back(std::move(body));
+    out.push_back(loopNest(loopVars, dims, std::move(body)));
     return out;
   }
 
@@ -563,6 +631,11 @@ class FuseAssignments : public StmtMutator {
  public:
   FuseAssignments(Function& f, PassContext& ctx) : F(f), Ctx(ctx) {}
   std::vector<StmtPtr> mutateStmt(StmtPtr s) override {
+    if (auto* a = dyn_cast<Assign>(s.get()); a && foldable(*a)) {
+      Fuser fuser(F, Ctx);
+      std::vector<StmtPtr> out = fuser.fuseFold(*a);
+      if (!out.empty()) return out;
+    }
     ExprPtr* value = nullptr;
     if (auto* a = dyn_cast<Assign>(s.get()); a && a->value) value = &a->value;
     if (auto* x = dyn_cast<ExprStmt>(s.get())) value = &x->expr;
@@ -582,6 +655,18 @@ class FuseAssignments : public StmtMutator {
   }
 
  private:
+  /// `v = R(E)`: a whole-array reduction whose catalog entry folds elements
+  /// one at a time, exactly in any order (any, all; sum only when its
+  /// result is an integer: a float sum keeps NumPy's pairwise order), of an
+  /// element-wise tree.
+  static bool foldable(const Assign& a) {
+    if (a.targets.size() != 1 || a.targets[0]->kind != ExprKind::Var || !a.value) return false;
+    auto* c = dyn_cast<Call>(a.value.get());
+    if (!c || c->target != CallTarget::Library || !c->library->fold || c->args.size() != 1) return false;
+    if (!c->type.isScalar() || !(c->library->fold->orderFree || c->type.isInteger())) return false;
+    return isElementwiseArrayCall(*c->args[0]);
+  }
+
   std::vector<StmtPtr> fuseOne(StmtPtr s) {
     if (auto* r = dyn_cast<Return>(s.get()); r && r->value && isElementwiseArrayCall(*r->value)) {
       // `return E`: E fused into a temporary that is returned.

@@ -46,6 +46,17 @@ struct ElementRule {
   bool rejectsFloat = false;
 };
 
+/// How a reduction over all elements folds them one at a time, for fusion:
+/// `acc = combine(acc, element)` starting from `identity` (converted to the
+/// result type). When orderFree, any order gives the same result; otherwise
+/// only integer results do (a float sum is NumPy's pairwise order, which a
+/// loop does not reproduce bit for bit).
+struct FoldRule {
+  const char* combine;  // an element-wise catalog function of (acc, element)
+  int64_t identity;
+  bool orderFree;
+};
+
 struct LibraryFunction {
   const char* name = "";
   LibraryCategory category = LibraryCategory::Query;
@@ -82,6 +93,8 @@ struct LibraryFunction {
   NewArray newArray = NewArray::No;
   /// Element-wise functions only: the per-element formula.
   const ElementRule* element = nullptr;
+  /// Reductions that fusion can fold into an element-wise loop.
+  const FoldRule* fold = nullptr;
   /// Result type from the typed arguments (null for omitted optional ones);
   /// `call` gives access to literal arguments such as a shape or an axis.
   Type (*resultType)(const Call& call, TypeRuleError& error) = nullptr;

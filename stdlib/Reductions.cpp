@@ -146,7 +146,9 @@ void addReductionFunctions(std::vector<LibraryFunction>& out) {
     f.defaults = {{"axis", "all_axes()"}};
     out.push_back(f);
   };
+  static const FoldRule kSumFold{"add", 0, false}, kAnyFold{"logical_or", 0, true}, kAllFold{"logical_and", 1, true};
   reduction("sum", {"a", "axis", "keepdims"}, "numpy.sum", reductionType, emitReduction);
+  out.back().fold = &kSumFold;
   reduction("prod", {"a", "axis", "keepdims"}, "numpy.prod", reductionType, emitReduction);
   reduction("mean", {"a", "axis", "keepdims"}, "numpy.mean", reductionType, emitReduction);
   reduction("min", {"a", "axis", "keepdims", "*"}, "numpy.min / min", minMaxType, emitMinMax);
@@ -154,7 +156,9 @@ void addReductionFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("argmin", C::Reduction, {"a"}, 1, "numpy.argmin", argType, emitArg));
   out.push_back(entry("argmax", C::Reduction, {"a"}, 1, "numpy.argmax", argType, emitArg));
   out.push_back(entry("any", C::Reduction, {"a"}, 1, "numpy.any", anyAllType, emitAnyAll));
+  out.back().fold = &kAnyFold;
   out.push_back(entry("all", C::Reduction, {"a"}, 1, "numpy.all", anyAllType, emitAnyAll));
+  out.back().fold = &kAllFold;
   out.push_back(entry("allclose", C::Reduction, {"a", "b", "rtol", "atol"}, 2, "numpy.allclose", allcloseType, emitAllclose));
   out.push_back(entry("where", C::Reduction, {"condition", "x", "y"}, 1, "numpy.where", whereType, emitWhere));
 }

@@ -35,6 +35,20 @@ def test_fused_expressions(build, opt):
     same(comp.reduce_tree, ref.reduce_tree, normal(6), normal(5))
 
 
+def test_folded_reductions(build, opt):
+    comp, ref = build("optimizer", opt)
+
+    def ints(*shape):
+        return RNG.integers(-2**31, 2**31 - 1, size=shape, dtype=np.int32)
+
+    for rows, cols in ((0, 3), (1, 1), (4, 6), (50, 33)):
+        X, mu = normal(rows, cols), normal(cols)
+        same(comp.folded, ref.folded, X, mu, ints(cols), ints(cols))
+        same(comp.folded, ref.folded, X * 10, normal(1), ints(cols), ints(1))  # size-1: the general loop
+    same(comp.folded, ref.folded, normal(3, 4), normal(5), ints(4), ints(4))  # ValueError naming sub
+    same(comp.folded, ref.folded, normal(3, 4), normal(4), ints(4), ints(3))  # ValueError naming mul
+
+
 def test_fused_stores(build, opt):
     comp, ref = build("optimizer", opt)
     for i in (0, 2, -1, 3, -4):  # 3 and -4 are out of range: IndexError

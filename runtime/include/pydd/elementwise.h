@@ -141,8 +141,10 @@ PYDD_BINARY_PREDICATE(lt, a < b)
 PYDD_BINARY_PREDICATE(le, a <= b)
 PYDD_BINARY_PREDICATE(gt, a > b)
 PYDD_BINARY_PREDICATE(ge, a >= b)
-PYDD_BINARY_PREDICATE(logical_and, a != 0 && b != 0)
-PYDD_BINARY_PREDICATE(logical_or, a != 0 || b != 0)
+// Both operands are values already, so the bitwise forms mean the same and
+// keep loops branch-free (g++ vectorizes `acc | (x < 0)`, not `acc || ...`).
+PYDD_BINARY_PREDICATE(logical_and, (a != 0) & (b != 0))
+PYDD_BINARY_PREDICATE(logical_or, (a != 0) | (b != 0))
 #undef PYDD_BINARY_PREDICATE
 
 struct negative {
