@@ -619,6 +619,11 @@ class FunctionEmitter {
     if (!views.empty()) pragma += " firstprivate(" + list(views) + ")";
     if (!lastViews.empty()) pragma += " lastprivate(" + list(lastViews) + ")";
     for (auto& r : p.reductions) pragma += " reduction(" + r.op + ": " + var(r.var) + ")";
+    // No region for an empty range: lastprivate would copy out a value no
+    // iteration assigned (Python leaves the variables as they were).
+    std::string nonEmpty;
+    for (auto& n : counts) nonEmpty += (nonEmpty.empty() ? "" : " && ") + n + " > 0";
+    line(depth + 1, "if (" + nonEmpty + ") {");
     line(depth + 1, pragma);
     int d = depth + 1;
     for (size_t k = 0; k < nest.size(); ++k)
@@ -643,6 +648,7 @@ class FunctionEmitter {
       line(--d, "}");
     }
     for (size_t k = 0; k < nest.size(); ++k) line(--d, "}");
+    line(depth + 1, "}");
     line(depth + 1, par + ".error.rethrow();");
     line(depth, "}");
   }

@@ -62,7 +62,7 @@ bool mentions(const Expr& e, const std::string& name) {
 
 /// The OpenMP reduction operator of `s = s OP e`, or "" when the
 /// assignment is not such an update of `var`.
-std::string reductionOp(const Assign& a, const std::string& var) {
+std::string reductionOp(const Assign& a, const std::string& var, bool boundsCheck) {
   if (a.targets.size() != 1 || !isVar(*a.targets[0], var) || !a.value || !a.value->type.isScalar()) return "";
   const Expr* v = a.value.get();
   // `s = int32(s + e)`: the sum computed in a wider type and narrowed back
@@ -85,7 +85,7 @@ std::string reductionOp(const Assign& a, const std::string& var) {
   if (auto* l = dyn_cast<Logical>(v)) {
     // Each copy starts at the identity, so e runs where the sequential
     // short-circuit would have skipped it: only if that is unobservable.
-    if (!isVar(*l->lhs, var) || mentions(*l->rhs, var) || hasSideEffects(*l->rhs) || mayRaise(*l->rhs, true)) return "";
+    if (!isVar(*l->lhs, var) || mentions(*l->rhs, var) || hasSideEffects(*l->rhs) || mayRaise(*l->rhs, boundsCheck)) return "";
     return l->isAnd ? "&&" : "||";
   }
   if (auto* c = dyn_cast<Call>(v); c && c->library && c->library->ompReduction && c->args.size() == 2 &&
@@ -262,7 +262,7 @@ std::string containerWord(const Type& t) { return t.isList() ? "list" : t.isDict
 
 class Planner {
  public:
-  Planner(const Function& f, ParallelPlan& plan) : F(f), Plan(plan) {}
+  Planner(const Function& f, ParallelPlan& plan, bool boundsCheck) : F(f), Plan(plan), BoundsCheck(boundsCheck) {}
 
   void run() {
     walk(*F.body, false);
@@ -364,7 +364,7 @@ class Planner {
         bool targets = false;
         for (auto& tg : a.targets) targets = targets || isVar(*tg, v);
         if (!targets) return;
-        std::string o = reductionOp(a, v);
+        std::string o = reductionOp(a, v, BoundsCheck);
         if (o.empty() || (!op.empty() && o != op)) ok = false;
         op = o;
         ++updates;
@@ -470,21 +470,46 @@ class Planner {
     std::set<std::string> assigned = assignedVars(*t.body);
     for (auto& v : assigned) {
       const Type* ty = F.lookup(v);
-      if (ty && readOutside(t, v))
+      // The task's copy is lost: a problem only where the function reads
+      // the variable outside its tasks (sibling tasks have their own).
+      if (ty && readsOutsideTasks(*F.body, v) > 0)
         warn(t.loc, "'" + v + "' is assigned in this async block, which assigns its own copy (captured variables "
                               "are copied when the task is created): the assignment is not seen after the task");
     }
   }
 
+  /// Reads of `name` outside every async block of the function.
+  unsigned readsOutsideTasks(const Stmt& s, const std::string& name) {
+    if (auto* t = dyn_cast<Task>(&s); t && t->taskKind == TaskKind::Async) return 0;
+    if (auto* b = dyn_cast<Block>(&s)) {
+      unsigned n = 0;
+      for (auto& c : b->stmts) n += readsOutsideTasks(*c, name);
+      return n;
+    }
+    unsigned n = 0;
+    forEachPart(s, [&](const Expr& e) {
+      std::function<void(const Expr&)> walk = [&](const Expr& x) {
+        if (isVar(x, name)) ++n;
+        forEachChild(x, walk);
+      };
+      walk(e);
+    }, [&](const Block& b) { n += readsOutsideTasks(b, name); });
+    if (auto* a = dyn_cast<Assign>(&s))
+      for (auto& t : a->targets)
+        if (isVar(*t, name)) --n;
+    return n;
+  }
+
   const Function& F;
   ParallelPlan& Plan;
+  bool BoundsCheck;
 };
 
 }  // namespace
 
-ParallelPlan planParallelism(const Module& m) {
+ParallelPlan planParallelism(const Module& m, bool boundsCheck) {
   ParallelPlan plan;
-  for (auto& f : m.functions) Planner(*f, plan).run();
+  for (auto& f : m.functions) Planner(*f, plan, boundsCheck).run();
   std::stable_sort(plan.findings.begin(), plan.findings.end(), [](const ParallelFinding& a, const ParallelFinding& b) {
     return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.col < b.loc.col;
   });

@@ -89,7 +89,9 @@ struct ParallelPlan {
 };
 
 /// Plans every pfor and async of `m` (typed IR, after the optimizer: the
-/// plan describes the code that is emitted).
-ParallelPlan planParallelism(const Module& m);
+/// plan describes the code that is emitted). `boundsCheck`: element indices
+/// may raise (so an `or`/`and` operand that indexes is not evaluated more
+/// often than the sequential short-circuit would).
+ParallelPlan planParallelism(const Module& m, bool boundsCheck);
 
 }  // namespace pydd

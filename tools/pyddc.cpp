@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
 
   // How pfor loops and tasks run in parallel, on the optimized IR (the code
   // that is emitted); its warnings and errors are the user's.
-  pydd::ParallelPlan parallel = pydd::planParallelism(*m);
+  pydd::ParallelPlan parallel = pydd::planParallelism(*m, BoundsCheck);
   for (auto& finding : parallel.findings) {
     if (finding.error) diag.error(finding.loc, finding.message);
     else diag.warning(finding.loc, finding.message);
