@@ -305,7 +305,7 @@ class Planner {
         if (v && own.count(v->name)) return;
         std::string name = v ? "'" + v->name + "'" : "a " + containerWord(c->type);
         error(e.loc, "modifying the shared " + containerWord(c->type) + " " + name + " in " + construct +
-                         " races with the other " + (construct[0] == 'a' ? "tasks" : "iterations") +
+                         " races with the other " + (std::string(construct) == "an async block" ? "tasks" : "iterations") +
                          ": put it in an 'isolated:' block");
       }
     });
