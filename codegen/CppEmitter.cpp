@@ -594,8 +594,12 @@ class FunctionEmitter {
     }
     std::string par = temp("par");
     line(depth + 1, "pydd::ParallelLoop " + par + ";");
-    std::string pragma = "#pragma omp parallel for num_threads(pydd::get_num_threads()) schedule(" +
-                         std::string(p.coarse ? "dynamic, 1" : "static") + ")";
+    // In a function that creates tasks the body already runs in a parallel
+    // region (pydd::run_finish), where a `parallel for` would get a team of
+    // one: the iterations become tasks of the region's team instead.
+    std::string pragma = !Finish.empty() ? std::string("#pragma omp taskloop default(shared)")
+                                         : "#pragma omp parallel for num_threads(pydd::get_num_threads()) schedule(" +
+                                               std::string(p.coarse ? "dynamic, 1" : "static") + ")";
     if (p.collapse > 1) pragma += " collapse(" + std::to_string(p.collapse) + ")";
     auto names = [&](const std::vector<std::string>& vars) {
       std::string list;
