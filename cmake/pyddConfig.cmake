@@ -27,8 +27,9 @@ if(NOT TARGET pydd::pyddc)
     INTERFACE_INCLUDE_DIRECTORIES "${_pydd_prefix}/include"
     INTERFACE_COMPILE_FEATURES cxx_std_17
     # What `pyddc --cxxflags` prints: wrapping integers and no FMA
-    # contraction, as the kernels were compiled.
-    INTERFACE_COMPILE_OPTIONS "-fwrapv;-ffp-contract=off"
+    # contraction, as the kernels were compiled, and OpenMP (pfor, tasks).
+    INTERFACE_COMPILE_OPTIONS "-fwrapv;-ffp-contract=off;-fopenmp"
+    INTERFACE_LINK_OPTIONS "-fopenmp"
     INTERFACE_LINK_LIBRARIES "${PYDD_OPENBLAS_LIBRARY};m")
 endif()
 

@@ -8,6 +8,7 @@
 
 #include "ir/Visitor.h"
 #include "opt/Effects.h"
+#include "opt/Privatization.h"
 #include "opt/ValueRanges.h"
 #include "stdlib/Catalog.h"
 
@@ -94,7 +95,23 @@ class FunctionEmitter {
   }
 
   std::string emit() {
-    Out += cxxDeclaration(M, F) + " {\n";
+    std::string decl = cxxDeclaration(M, F);
+    std::string wrapper;
+    if (Opts.parallel && Opts.parallel->spawnsTasks.count(&F)) {
+      // The body creates tasks: it runs as an implicit finish (see
+      // pydd::run_finish), in a function of its own that takes the finish's
+      // error slot, called by the declared function.
+      std::string name = cxxIdentifier(F.name), inner = name + "__pydd_tasks", errs = temp("finish");
+      size_t at = decl.find(" " + name + "(");
+      std::string args;
+      for (auto& p : F.params) args += ", " + cxxVariable(M, F, p.name);
+      wrapper = decl + " {\n  pydd::FirstError " + errs + ";\n  " + (F.returnType.isVoid() ? "" : "return ") +
+                "pydd::run_finish([&]() { return " + inner + "(&" + errs + args + "); }, " + errs + ");\n}\n";
+      decl = "static " + decl.substr(0, at) + " " + inner + "([[maybe_unused]] pydd::FirstError* " + errs +
+             (F.params.empty() ? "" : ", ") + decl.substr(at + name.size() + 2);
+      Finish.push_back(errs);
+    }
+    Out += decl + " {\n";
     for (auto& l : F.locals) line(1, "[[maybe_unused]] " + cxxType(l.type) + " " + var(l.name) + "{};");
     for (auto& p : F.params)
       if (p.type.isArray() && Indexed.count(p.name)) declareView(p.name);
@@ -104,7 +121,7 @@ class FunctionEmitter {
     if (!F.returnType.isVoid() && !alwaysReturns(*F.body))
       line(1, "pydd::missing_return(\"" + F.name + "\");");
     Out += "}\n";
-    return Out;
+    return Out + wrapper;
   }
 
  private:
@@ -472,9 +489,10 @@ class FunctionEmitter {
       case StmtKind::Continue: line(depth, "continue;"); return;
       case StmtKind::Pass: return;
       case StmtKind::Task: {
+        auto& t = static_cast<const Task&>(s);
+        if (Opts.parallel) return task(t, depth);
         // Running a task at its spawn point is a valid schedule for
         // async/finish and trivially isolated.
-        auto& t = static_cast<const Task&>(s);
         const char* kind = t.taskKind == TaskKind::Async ? "async" : t.taskKind == TaskKind::Finish ? "finish" : "isolated";
         line(depth, std::string("{  // ") + kind + " (run in place)");
         block(*t.body, depth + 1);
@@ -484,7 +502,175 @@ class FunctionEmitter {
     }
   }
 
+  /// OpenMP tasks: `async` is a task that copies what it captures, `finish`
+  /// a taskgroup, `isolated` a process-wide recursive lock. Exceptions are
+  /// caught inside each region (none may leave one) and rethrown at the end
+  /// of the finish that waits for the task.
+  void task(const Task& t, int depth) {
+    switch (t.taskKind) {
+      case TaskKind::Async: {
+        std::string errs = Finish.back();
+        std::string clause = "firstprivate(" + errs;
+        auto it = Opts.parallel->captures.find(&t);
+        if (it != Opts.parallel->captures.end())
+          for (auto& v : it->second) {
+            clause += ", " + var(v);
+            if (Views.count(v)) clause += ", " + Views[v];
+          }
+        line(depth, "#pragma omp task default(shared) " + clause + ")");
+        line(depth, "{");
+        line(depth + 1, "try {");
+        block(*t.body, depth + 2);
+        line(depth + 1, "} catch (...) {");
+        line(depth + 2, errs + "->capture();");
+        line(depth + 1, "}");
+        line(depth, "}");
+        return;
+      }
+      case TaskKind::Finish: {
+        std::string errs = temp("finish"), ptr = temp("finish_p");
+        line(depth, "{  // finish");
+        line(depth + 1, "pydd::FirstError " + errs + ";");
+        line(depth + 1, "[[maybe_unused]] pydd::FirstError* " + ptr + " = &" + errs + ";");
+        line(depth + 1, "#pragma omp taskgroup");
+        line(depth + 1, "{");
+        line(depth + 2, "try {");
+        Finish.push_back(ptr);
+        block(*t.body, depth + 3);
+        Finish.pop_back();
+        line(depth + 2, "} catch (...) {");
+        line(depth + 3, errs + ".capture();");
+        line(depth + 2, "}");
+        line(depth + 1, "}");
+        line(depth + 1, errs + ".rethrow();");
+        line(depth, "}");
+        return;
+      }
+      case TaskKind::Isolated:
+        // Not `omp critical`: a critical section cannot hold another of the
+        // same name (an isolated block in a function called from one would
+        // deadlock) and no exception may leave it; the lock is recursive and
+        // released as the exception unwinds.
+        line(depth, "{  // isolated");
+        line(depth + 1, "const std::lock_guard<std::recursive_mutex> " + temp("isolated") + "(pydd::isolated_lock());");
+        block(*t.body, depth + 1);
+        line(depth, "}");
+        return;
+    }
+  }
+
+  /// Whether running `b` may throw: a raising expression, an interrupt
+  /// check, an isolated block that rethrows.
+  bool mayThrow(const Block& b) {
+    bool found = false;
+    std::function<void(const Stmt&)> scan = [&](const Stmt& s) {
+      if (auto* bl = dyn_cast<Block>(&s)) {
+        for (auto& c : bl->stmts) scan(*c);
+        return;
+      }
+      if (s.kind == StmtKind::While || s.kind == StmtKind::For || s.kind == StmtKind::Task) found = true;
+      forEachPart(s, [&](const Expr& e) { found = found || mayRaise(e, Opts.boundsCheck); },
+                  [&](const Block& inner) { scan(inner); });
+    };
+    scan(b);
+    return found;
+  }
+
+  /// A pfor the plan makes parallel: an OpenMP loop over an iteration
+  /// counter (two, collapsed, for a perfect nest), with the clauses the plan
+  /// gives, each iteration's exception caught and the first one rethrown
+  /// after the loop.
+  void parallelLoop(const For& f, const ParallelLoopPlan& p, int depth) {
+    std::vector<const For*> nest = {&f};
+    if (p.collapse == 2) nest.push_back(&pydd::cast<For>(*f.body->stmts[0]));
+    line(depth, "{");
+    std::vector<std::string> counters, starts, steps, counts;
+    for (auto* l : nest) {
+      std::string start = temp("start"), stop = temp("stop"), n = temp("n");
+      line(depth + 1, "const int64_t " + start + " = " + expr(*l->start) + ";");
+      line(depth + 1, "const int64_t " + stop + " = " + expr(*l->stop) + ";");
+      auto* lit = dyn_cast<IntLit>(l->step.get());
+      std::string step = lit ? intLiteral(lit->value) : temp("step");
+      if (!lit) {
+        line(depth + 1, "const int64_t " + step + " = " + expr(*l->step) + ";");
+        line(depth + 1, "pydd::check_range_step(" + step + ");");
+      }
+      line(depth + 1, "const uint64_t " + n + " = pydd::range_length(" + start + ", " + stop + ", " + step + ");");
+      counters.push_back(temp("k"));
+      starts.push_back(start);
+      steps.push_back(step);
+      counts.push_back(n);
+    }
+    std::string par = temp("par");
+    line(depth + 1, "pydd::ParallelLoop " + par + ";");
+    // In a function that creates tasks the body already runs in a parallel
+    // region (pydd::run_finish), where a `parallel for` would get a team of
+    // one: the iterations become tasks of the region's team instead.
+    std::string pragma = !Finish.empty() ? std::string("#pragma omp taskloop default(shared)")
+                                         : "#pragma omp parallel for num_threads(pydd::get_num_threads()) schedule(" +
+                                               std::string(p.coarse ? "dynamic, 1" : "static") + ")";
+    if (p.collapse > 1) pragma += " collapse(" + std::to_string(p.collapse) + ")";
+    auto names = [&](const std::vector<std::string>& vars) {
+      std::string list;
+      for (auto& v : vars) list += (list.empty() ? "" : ", ") + var(v);
+      return list;
+    };
+    // Views of private arrays start as copies (a view has no default
+    // value) and are set where their array is assigned.
+    std::vector<std::string> views, lastViews;
+    for (auto& v : p.privates)
+      if (Views.count(v)) views.push_back(Views[v]);
+    for (auto& v : p.lastprivates)
+      if (Views.count(v)) views.push_back(Views[v]), lastViews.push_back(Views[v]);
+    if (!p.privates.empty()) pragma += " private(" + names(p.privates) + ")";
+    if (!p.lastprivates.empty()) pragma += " lastprivate(" + names(p.lastprivates) + ")";
+    auto list = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (auto& x : v) s += (s.empty() ? "" : ", ") + x;
+      return s;
+    };
+    if (!views.empty()) pragma += " firstprivate(" + list(views) + ")";
+    if (!lastViews.empty()) pragma += " lastprivate(" + list(lastViews) + ")";
+    for (auto& r : p.reductions) pragma += " reduction(" + r.op + ": " + var(r.var) + ")";
+    // No region for an empty range: lastprivate would copy out a value no
+    // iteration assigned (Python leaves the variables as they were).
+    std::string nonEmpty;
+    for (auto& n : counts) nonEmpty += (nonEmpty.empty() ? "" : " && ") + n + " > 0";
+    line(depth + 1, "if (" + nonEmpty + ") {");
+    line(depth + 1, pragma);
+    int d = depth + 1;
+    for (size_t k = 0; k < nest.size(); ++k)
+      line(d++, "for (uint64_t " + counters[k] + " = 0; " + counters[k] + " < " + counts[k] + "; ++" + counters[k] + ") {");
+    const Block& body = *nest.back()->body;
+    bool guard = mayThrow(body);
+    if (guard) {
+      // After a failure the remaining iterations are skipped.
+      line(d, "if (" + par + ".error.failed()) continue;");
+      line(d++, "try {");
+    }
+    for (size_t k = 0; k < nest.size(); ++k) {
+      const Type* varType = F.lookup(nest[k]->var);
+      std::string i = "int64_t(uint64_t(" + starts[k] + ") + " + counters[k] + " * uint64_t(" + steps[k] + "))";
+      line(d, var(nest[k]->var) + " = " + (varType && *varType != Type::int64() ? cxxType(*varType) + "(" + i + ")" : i) + ";");
+    }
+    if (Opts.interruptChecks && containsLoop(body)) line(d, "pydd::check_interrupt();");
+    block(body, d);
+    if (guard) {
+      line(d - 1, "} catch (...) {");
+      line(d, par + ".error.capture();");
+      line(--d, "}");
+    }
+    for (size_t k = 0; k < nest.size(); ++k) line(--d, "}");
+    line(depth + 1, "}");
+    line(depth + 1, par + ".error.rethrow();");
+    line(depth, "}");
+  }
+
   void forLoop(const For& f, int depth) {
+    const ParallelLoopPlan* plan = nullptr;
+    if (f.parallel && Opts.parallel)
+      if (auto it = Opts.parallel->loops.find(&f); it != Opts.parallel->loops.end()) plan = &it->second;
+    if (plan && plan->parallel) return parallelLoop(f, *plan, depth);
     const Type* varType = F.lookup(f.var);
     std::string loopVar = var(f.var);
     line(depth, "{");
@@ -493,7 +679,8 @@ class FunctionEmitter {
       line(depth + 1, "const int64_t " + start + " = " + expr(*f.start) + ";");
       line(depth + 1, "const int64_t " + stop + " = " + expr(*f.stop) + ";");
       auto* lit = dyn_cast<IntLit>(f.step.get());
-      if (f.parallel) line(depth + 1, "// pfor: iterations are independent; run in order for now");
+      if (f.parallel)
+        line(depth + 1, "// pfor, run sequentially: " + (plan ? plan->reason : std::string("no parallel plan")));
       // The loop runs on its own counter: assigning the loop variable in
       // the body does not change the iteration, as in Python.
       std::vector<std::string> header;  // the loop's opening lines
@@ -658,6 +845,9 @@ class FunctionEmitter {
   std::set<std::string> UnitStride;  // views read with .unit() in this loop copy
   int RareDepth = 0;                 // inside a cold (rare) branch: no contiguous loop copies
   std::map<std::string, std::string> VarNames;
+  /// The error slots (FirstError*) of the enclosing finish blocks, the
+  /// function's implicit one first: an async's task reports to the last.
+  std::vector<std::string> Finish;
   std::string Out;
   unsigned NextTemp = 0;
 };

@@ -7,12 +7,18 @@
 
 namespace pydd {
 
+struct ParallelPlan;  // opt/Privatization.h
+
 struct CppOptions {
   /// Check every element index (IndexError) instead of trusting it.
   bool boundsCheck = false;
   /// Check for Ctrl-C at outer-loop back edges (pydd::Interrupt); off only
   /// to measure what the checks cost (bench/interrupt_cost.py).
   bool interruptChecks = true;
+  /// How pfor loops and async tasks run in parallel (which variables are
+  /// private, lastprivate, reductions, captured). Without a plan every pfor
+  /// runs sequentially and every task in place.
+  const ParallelPlan* parallel = nullptr;
 };
 
 /// The kernel functions of `m` as C++ in namespace `m.name`, with the

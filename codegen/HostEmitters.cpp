@@ -130,7 +130,7 @@ std::string emitCppHeader(const Module& m) {
     for (auto& p : f->params) sparse |= usesSparse(p.type);
   }
   out += "#pragma once\n\n#include <cstdint>\n#include <tuple>\n\n#include \"pydd/array.h\"\n#include \"pydd/containers.h\"\n"
-         "#include \"pydd/errors.h\"\n";
+         "#include \"pydd/errors.h\"\n#include \"pydd/parallel.h\"  // pydd::set_num_threads\n";
   if (sparse) out += "#include \"pydd/sparse.h\"\n";
   out += "\n";
   out += "namespace " + ns + " {\n\n";

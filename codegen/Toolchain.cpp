@@ -225,8 +225,8 @@ BuildOutput buildCppLibrary(const std::string& source, const std::string& header
   for (llvm::sys::fs::directory_iterator it(runtimeObjects, ec), end; it != end && !ec; it.increment(ec))
     archiveCmd.push_back(it->path());
   if (!run(archiveCmd, scratch, options.verbose, out.error)) return out;
-  std::vector<std::string> link = {cxx, "-shared", "-o", shared, obj, runtimeLayout().libraryDir + "/libpydd_runtime.a",
-                                   "-Wl,--as-needed", "-lopenblas"};
+  std::vector<std::string> link = {cxx, "-shared", "-fopenmp", "-o", shared, obj,
+                                   runtimeLayout().libraryDir + "/libpydd_runtime.a", "-Wl,--as-needed", "-lopenblas"};
   for (auto& f : extraFlags()) link.push_back(f);
   if (!run(link, scratch, options.verbose, out.error))
     return out;
@@ -236,7 +236,9 @@ BuildOutput buildCppLibrary(const std::string& source, const std::string& header
   return out;
 }
 
-std::string hostCxxFlags() { return "-std=c++17 -fwrapv -ffp-contract=off -I" + runtimeLayout().includeDir; }
-std::string hostLdFlags() { return "-lopenblas -lm"; }
+// -fopenmp: the kernels' pfor loops and tasks are OpenMP, and the runtime
+// header's parallel helpers call it.
+std::string hostCxxFlags() { return "-std=c++17 -fwrapv -ffp-contract=off -fopenmp -I" + runtimeLayout().includeDir; }
+std::string hostLdFlags() { return "-fopenmp -lopenblas -lm"; }
 
 }  // namespace pydd

@@ -44,6 +44,12 @@ void Diagnostics::report(SourceLoc loc, llvm::SourceMgr::DiagKind kind, const ll
   }
 }
 
+void Diagnostics::warning(SourceLoc loc, const llvm::Twine& message) {
+  if (WarningsAreErrors) return error(loc, message);
+  ++Warnings;
+  report(loc, llvm::SourceMgr::DK_Warning, message);
+}
+
 void Diagnostics::error(SourceLoc loc, const llvm::Twine& message) {
   ++Errors;
   report(loc, llvm::SourceMgr::DK_Error, message);

@@ -22,7 +22,11 @@ class Diagnostics {
   Diagnostics(std::string path, std::unique_ptr<llvm::MemoryBuffer> source);
 
   void error(SourceLoc loc, const llvm::Twine& message);
+  /// `file:line:col: warning:`, or an error under -Werror.
+  void warning(SourceLoc loc, const llvm::Twine& message);
+  void setWarningsAreErrors(bool on) { WarningsAreErrors = on; }
   unsigned errorCount() const { return Errors; }
+  unsigned warningCount() const { return Warnings; }
   /// Errors reported without a line and column (every error should have
   /// one; the fuzzers check that).
   unsigned unlocatedCount() const { return Unlocated; }
@@ -40,6 +44,8 @@ class Diagnostics {
   llvm::SourceMgr SM;
   unsigned Buffer = 0;
   unsigned Errors = 0;
+  unsigned Warnings = 0;
+  bool WarningsAreErrors = false;
   unsigned Unlocated = 0;
   llvm::raw_ostream* Out = &llvm::errs();
 };

@@ -1077,6 +1077,8 @@ class FunctionTyper {
 
   /// What `break` and `continue` may leave from here.
   enum class Jump { None, Loop, ParallelLoop, Task };
+  /// How many async, finish and isolated blocks enclose the statement.
+  int TaskDepth = 0;
 
   void finalizeBlock(Block& b, Jump jump) {
     for (auto& s : b.stmts) finalizeStmt(*s, jump);
@@ -1169,6 +1171,9 @@ class FunctionTyper {
       }
       case StmtKind::Return: {
         auto& r = static_cast<Return&>(s);
+        // A task runs apart from its function, and a finish or isolated
+        // block is an OpenMP region that no jump may leave.
+        if (TaskDepth > 0) Diag.error(r.loc, "'return' cannot leave an async, finish or isolated block");
         if (!r.value) {
           if (!F.returnType.isVoid())
             Diag.error(r.loc, "'" + F.name + "' must return a value of type " + F.returnType.str());
@@ -1187,7 +1192,11 @@ class FunctionTyper {
       case StmtKind::Continue: return checkJump(s, jump);
       case StmtKind::Pass: return;
       case StmtKind::Block: return finalizeBlock(static_cast<Block&>(s), jump);
-      case StmtKind::Task: return finalizeBlock(*static_cast<Task&>(s).body, Jump::Task);
+      case StmtKind::Task:
+        ++TaskDepth;
+        finalizeBlock(*static_cast<Task&>(s).body, Jump::Task);
+        --TaskDepth;
+        return;
     }
   }
 

@@ -80,7 +80,9 @@ class AllocHoist : public StmtMutator {
   std::vector<StmtPtr> mutateStmt(StmtPtr s) override {
     mutateChildren(*s);  // inner loops first
     std::vector<StmtPtr> out;
-    if ((s->kind == StmtKind::For || s->kind == StmtKind::While) && !mayCopyReferences(*s) &&
+    // Not out of a pfor: its iterations run at once, each needs its own array.
+    bool parallel = s->kind == StmtKind::For && cast<For>(*s).parallel;
+    if ((s->kind == StmtKind::For || s->kind == StmtKind::While) && !parallel && !mayCopyReferences(*s) &&
         !callsKernelFunctions(*s)) {
       if (ExprPtr guard = loopEntryTest(*s, Ctx.options.boundsCheck)) {
         std::vector<StmtPtr> hoisted = hoistFrom(*s);

@@ -10,7 +10,8 @@
 // arguments are loop-invariant and without effects; and the loop copies no
 // reference into a second name or a container and calls no kernel function
 // (so the array of one iteration is referred to by x alone, and reusing its
-// memory in the next one is invisible). The allocation may raise (a negative
+// memory in the next one is invisible), and is not a pfor (whose iterations
+// run at once). The allocation may raise (a negative
 // extent) or be costly, so it is done under the loop's entry test.
 #pragma once
 

@@ -91,6 +91,10 @@ struct LibraryFunction {
   /// (empty), zeros, ones, or argument 1 (full's fill value).
   enum class NewArray { No, Uninitialized, Zeros, Ones, FillArgument };
   NewArray newArray = NewArray::No;
+  /// For a function f whose two-scalar form f(s, e) is associative and
+  /// commutative (max, min): OpenMP's reduction identifier for
+  /// `s = f(s, e)` in a pfor (opt/Privatization.h). Null otherwise.
+  const char* ompReduction = nullptr;
   /// Element-wise functions only: the per-element formula.
   const ElementRule* element = nullptr;
   /// Reductions that fusion can fold into an element-wise loop.

@@ -141,9 +141,11 @@ std::string emitWhere(const Call& c, llvm::ArrayRef<std::string> args) {
 void addReductionFunctions(std::vector<LibraryFunction>& out) {
   using C = LibraryCategory;
   // keepdims=True keeps the reduced axes (NumPy's); axis=None is all_axes().
-  auto reduction = [&](const char* name, std::vector<const char*> params, const char* numpy, TypeRule rule, EmitRule emit) {
+  auto reduction = [&](const char* name, std::vector<const char*> params, const char* numpy, TypeRule rule, EmitRule emit,
+                       const char* omp = nullptr) {
     LibraryFunction f = entry(name, C::Reduction, std::move(params), 1, numpy, rule, emit);
     f.defaults = {{"axis", "all_axes()"}};
+    f.ompReduction = omp;
     out.push_back(f);
   };
   static const FoldRule kSumFold{"add", 0, false}, kAnyFold{"logical_or", 0, true}, kAllFold{"logical_and", 1, true};
@@ -151,8 +153,8 @@ void addReductionFunctions(std::vector<LibraryFunction>& out) {
   out.back().fold = &kSumFold;
   reduction("prod", {"a", "axis", "keepdims"}, "numpy.prod", reductionType, emitReduction);
   reduction("mean", {"a", "axis", "keepdims"}, "numpy.mean", reductionType, emitReduction);
-  reduction("min", {"a", "axis", "keepdims", "*"}, "numpy.min / min", minMaxType, emitMinMax);
-  reduction("max", {"a", "axis", "keepdims", "*"}, "numpy.max / max", minMaxType, emitMinMax);
+  reduction("min", {"a", "axis", "keepdims", "*"}, "numpy.min / min", minMaxType, emitMinMax, "min");
+  reduction("max", {"a", "axis", "keepdims", "*"}, "numpy.max / max", minMaxType, emitMinMax, "max");
   out.push_back(entry("argmin", C::Reduction, {"a"}, 1, "numpy.argmin", argType, emitArg));
   out.push_back(entry("argmax", C::Reduction, {"a"}, 1, "numpy.argmax", argType, emitArg));
   out.push_back(entry("any", C::Reduction, {"a"}, 1, "numpy.any", anyAllType, emitAnyAll));

@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/ADT/Statistic.h"
 #include "opt/PassManager.h"
+#include "opt/Privatization.h"
 #include "pydd_config/Config.h"
 
 using namespace llvm;
@@ -57,6 +58,7 @@ cl::opt<bool> BoundsCheck("bounds-check", cl::desc("Check element indices (Index
 cl::opt<bool> InterruptChecks("interrupt-checks",
                               cl::desc("Let Ctrl-C interrupt kernels (checks at outer-loop back edges; default on)"),
                               cl::init(true), cl::Hidden, cl::cat(Category));
+cl::opt<bool> Werror("Werror", cl::desc("Make warnings (a pfor that runs sequentially...) errors"), cl::cat(Category));
 cl::opt<bool> Verbose("v", cl::desc("Show the C++ compiler commands and cache use"), cl::cat(Category));
 cl::opt<bool> NoCache("no-cache", cl::desc("Build even when the compile cache holds this build, and do not store it"),
                       cl::cat(Category));
@@ -106,6 +108,7 @@ int main(int argc, char** argv) {
     return fail("'" + module + "' is not a valid module name: the file name must be a Python identifier");
 
   pydd::Diagnostics diag(Input, std::move(*buffer));
+  diag.setWarningsAreErrors(Werror);
   auto m = pydd::parseModule(diag, module);
   if (!m || !pydd::analyzeModule(*m, diag)) return 1;
 
@@ -121,7 +124,17 @@ int main(int argc, char** argv) {
   passes.boundsCheck = BoundsCheck;
   if (!pydd::runPasses(*m, passes, outs(), errs())) return 1;
 
+  // How pfor loops and tasks run in parallel, on the optimized IR (the code
+  // that is emitted); its warnings and errors are the user's.
+  pydd::ParallelPlan parallel = pydd::planParallelism(*m, BoundsCheck);
+  for (auto& finding : parallel.findings) {
+    if (finding.error) diag.error(finding.loc, finding.message);
+    else diag.warning(finding.loc, finding.message);
+  }
+  if (diag.errorCount()) return 1;
+
   pydd::CppOptions cpp;
+  cpp.parallel = &parallel;
   cpp.boundsCheck = BoundsCheck;
   cpp.interruptChecks = InterruptChecks;
   std::string source = pydd::emitKernelCpp(*m, cpp);

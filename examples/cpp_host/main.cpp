@@ -33,6 +33,10 @@ int main() {
   auto C = pydd::Array<double, 2>::borrow(centers.data(), {k, d});
   auto labels = pydd::Array<int64_t, 1>::zeros({n});
 
+  // pfor loops (assign_labels has one) run on OMP_NUM_THREADS threads, or
+  // as many as pydd::set_num_threads says (parallel.h, in every header).
+  pydd::set_num_threads(2);
+  report("pydd::get_num_threads()", pydd::get_num_threads(), 2);
   pydd::Array<double, 2> D = kmeans::pairwise_sqdist(X, C);
   report("D[5, 1] (11,10) to (10,10)", D(5, 1), 1.0);
   int64_t changed = kmeans::assign_labels(D, labels);

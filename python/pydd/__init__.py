@@ -29,3 +29,4 @@ from pydd._loader import rewrite_source, rewrite_tree, load_python
 from pydd._build import CompileError, compile, find_pyddc
 from pydd._kernel import FallbackWarning, Kernel, kernel
 from pydd._magic import load_ipython_extension
+from pydd._threads import get_num_threads, set_num_threads

@@ -32,6 +32,7 @@
 #include "pydd/abi.h"
 #include "pydd/array.h"
 #include "pydd/errors.h"
+#include "pydd/parallel.h"
 
 namespace py = pybind11;
 // Not `abi`: <cxxabi.h>, which pybind11 includes, already defines that alias.
@@ -1152,6 +1153,11 @@ bool contains_kind(const pabi::TypeDesc& t, pabi::Kind kind) {
 }
 
 }  // namespace
+
+// The thread count of every kernel in the process (pydd.set_num_threads,
+// through ctypes): the same pydd::Threads object the kernels read.
+extern "C" __attribute__((visibility("default"))) void pydd_set_num_threads(int n) { pydd::set_num_threads(n); }
+extern "C" __attribute__((visibility("default"))) int pydd_get_num_threads() { return pydd::get_num_threads(); }
 
 extern "C" __attribute__((visibility("default"))) PyObject* pydd_make_module(const pabi::ModuleDesc* desc) {
   install_sigint_handler();

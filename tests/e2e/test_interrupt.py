@@ -18,6 +18,15 @@ def nested(x: Array(float64), n: int) -> float64:
     return s
 
 
+def parallel_nested(x: Array(float64, 2), n: int) -> float64:
+    # Each thread of the OpenMP loop sees the request at its own back edges.
+    pfor r in range(shape(x, 0)):
+        for k in range(n):
+            for i in range(shape(x, 1)):
+                x[r, i] = x[r, i] + 1.0
+    return x[0, 0]
+
+
 def spin(n: int) -> int:
     i = 0
     while i >= 0:
@@ -42,7 +51,9 @@ def interrupt_after(delay, sent):
     threading.Thread(target=fire).start()
 
 x = np.zeros(1000)
-for call in (lambda: mod.nested(x, 10**12), lambda: mod.spin(7)):
+X = np.zeros((8, 100))
+pydd.set_num_threads(2)
+for call in (lambda: mod.nested(x, 10**12), lambda: mod.spin(7), lambda: mod.parallel_nested(X, 10**12)):
     sent = []
     interrupt_after(0.2, sent)
     try:
@@ -75,6 +86,6 @@ def test_sigint_raises_keyboard_interrupt(tmp_path, pyddc):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.split("\n")
     latencies = [float(l.split()[1]) for l in lines if l.startswith("latency")]
-    assert len(latencies) == 2, proc.stdout
+    assert len(latencies) == 3, proc.stdout
     assert max(latencies) < 0.5, latencies
     assert "after 9.0" in proc.stdout and "later 9.0" in proc.stdout, proc.stdout

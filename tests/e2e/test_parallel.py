@@ -31,3 +31,188 @@ def test_finish_async(build, opt):
     np.testing.assert_allclose(comp.two_tasks(x1, y1), ref.two_tasks(x2, y2), rtol=1e-12)
     np.testing.assert_array_equal(x1, x2)
     np.testing.assert_array_equal(y1, y2)
+
+
+# ---- OpenMP: each privatization decision, at 1, 2 and 8 threads ----------
+# (8 oversubscribes a 2-core machine, which shakes out races). Results equal
+# the Python run exactly, except float sums a reduction adds in another
+# order: relative 1e-12.
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pydd
+from conftest import run_pyddc
+
+THREADS = (1, 2, 8)
+KERNEL = Path(__file__).parent / "kernels" / "parallel_plan.pydd"
+
+
+@pytest.fixture(autouse=True)
+def default_threads():
+    yield
+    pydd.set_num_threads(0)
+
+
+def each_thread_count():
+    for t in THREADS:
+        pydd.set_num_threads(t)
+        assert pydd.get_num_threads() == t
+        yield t
+
+
+def test_reductions(build, opt):
+    comp, ref = build("parallel_plan", opt)
+    rng = np.random.default_rng(80)
+    x = rng.normal(size=100_001)
+    k = rng.integers(-1000, 1000, size=len(x))
+    want = ref.reductions(x, k)
+    for t in each_thread_count():
+        got = comp.reductions(x, k)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-12, err_msg=f"{t} threads")
+        assert got[1:7] == tuple(want[1:7]), t
+        np.testing.assert_allclose(got[7], want[7], rtol=1e-12, err_msg=f"{t} threads")
+
+
+def test_private_lastprivate_collapse(build, opt):
+    comp, ref = build("parallel_plan", opt)
+    rng = np.random.default_rng(81)
+    x = rng.normal(size=20_001)
+    A = rng.normal(size=(203, 57))
+    for t in each_thread_count():
+        o1, o2 = np.zeros_like(x), np.zeros_like(x)
+        assert comp.lastprivate(x, o1) == ref.lastprivate(x, o2), t
+        np.testing.assert_array_equal(o1, o2)
+        assert comp.lastprivate(x[:0], o1[:0])[1] == ref.lastprivate(x[:0], o2[:0])[1] == -1
+        for fn in ("per_iteration_arrays", "collapsed", "nested_inner"):
+            O1, O2 = np.zeros_like(A), np.zeros_like(A)
+            assert getattr(comp, fn)(A, O1) == getattr(ref, fn)(A, O2), (fn, t)
+            np.testing.assert_array_equal(O1, O2, err_msg=f"{fn}, {t} threads")
+        for step in (1, 3, 7):
+            o1, o2 = np.zeros_like(x), np.zeros_like(x)
+            assert comp.strided(x, o1, step) == ref.strided(x, o2, step), (step, t)
+            np.testing.assert_array_equal(o1, o2)
+        assert comp.carried(x) == ref.carried(x), t
+        o1, o2 = np.zeros(64, np.int64), np.zeros(64, np.int64)
+        assert comp.tasks_in_pfor(o1) == ref.tasks_in_pfor(o2)
+        np.testing.assert_array_equal(o1, o2)
+
+
+def test_tasks(build, opt):
+    comp, ref = build("parallel_plan", opt)
+    rng = np.random.default_rng(82)
+    base = [rng.normal(size=5_000) for _ in range(3)]
+    for t in each_thread_count():
+        a1 = [b.copy() for b in base]
+        a2 = [b.copy() for b in base]
+        assert comp.tasks_nested(*a1) == ref.tasks_nested(*a2), t
+        for u, v in zip(a1, a2):
+            np.testing.assert_array_equal(u, v)
+        x1, x2 = base[0].copy(), base[0].copy()
+        # The task captured a = 1.0 when it was created.
+        assert comp.task_capture(x1) == ref.task_capture(x2) == 100.0
+        np.testing.assert_array_equal(x1, base[0] + 1.0)
+        np.testing.assert_array_equal(x1, x2)
+
+
+def thread_cpu_ticks():
+    """User CPU time (clock ticks) of each OS thread of this process."""
+    ticks = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks[tid] = int(fields[11])  # utime: the 14th field of stat
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return ticks
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux /proc")
+def test_two_threads_share_the_work(build):
+    """Parallelism happened: with 2 threads, two OS threads each spent a
+    good part of the loop's CPU time (CPU time, not wall-clock time, so a
+    busy machine does not change the answer)."""
+    comp, ref = build("parallel_plan", 3)
+    out = np.zeros(64)
+    assert comp.busy(4, 10, out) == ref.busy(4, 10, np.zeros(64))
+    pydd.set_num_threads(2)
+    work = 200_000
+    for _ in range(10):
+        before = thread_cpu_ticks()
+        comp.busy(64, work, out)
+        after = thread_cpu_ticks()
+        spent = {tid: after[tid] - before.get(tid, 0) for tid in after}
+        total = sum(spent.values())
+        if total >= 40:  # 0.4 s of CPU at 100 ticks/s: enough to measure
+            break
+        work *= 2
+    busy_threads = [tid for tid, t in spent.items() if t >= 0.25 * total]
+    assert len(busy_threads) >= 2, spent
+    pydd.set_num_threads(1)
+    before = thread_cpu_ticks()
+    comp.busy(64, work, out)
+    after = thread_cpu_ticks()
+    spent = {tid: after[tid] - before.get(tid, 0) for tid in after}
+    total = sum(spent.values())
+    assert max(spent.values()) >= 0.9 * total, spent
+
+
+def test_exceptions_leave_the_parallel_loop(build, opt, tmp_path):
+    comp, ref = build("parallel_plan", opt)
+    checked = pydd.compile(KERNEL, out_dir=tmp_path, opt=int(opt), extra_args=["--bounds-check"])
+    x = np.arange(1000, dtype=np.float64)
+    A = np.ones((100, 8))
+    v = np.ones(8)
+    keys = np.arange(500, dtype=np.int64) * 3
+    for t in each_thread_count():
+        for bad in (0, 517, 999):
+            with pytest.raises(IndexError):
+                checked.raise_index(x, bad)
+            with pytest.raises(IndexError):
+                ref.raise_index(x, bad)
+        assert checked.raise_index(x, -1) == ref.raise_index(x, -1)
+        d = np.ones(1000, np.int64)
+        d[333] = 0
+        with pytest.raises(ZeroDivisionError):
+            comp.raise_zero(np.arange(1000), d)
+        for bad in (0, 50, 99):
+            with pytest.raises(ValueError, match="broadcast"):
+                comp.raise_shape(A, v, bad)
+            with pytest.raises(ValueError):
+                ref.raise_shape(A, v, bad)
+        assert comp.raise_shape(A, v, -1) == ref.raise_shape(A, v, -1)
+        with pytest.raises(KeyError):
+            comp.raise_key(keys, 250)
+        with pytest.raises(KeyError):
+            ref.raise_key(keys, 250)
+        assert comp.raise_key(keys, -1) == ref.raise_key(keys, -1)
+        with pytest.raises(ZeroDivisionError):
+            comp.task_raises(np.ones(100), 0.0)
+        # The module keeps working after each of them.
+        assert comp.raise_zero(np.arange(10), np.ones(10, np.int64)) == 45
+
+
+def test_omp_num_threads_sets_the_default(build, tmp_path):
+    comp, _ = build("parallel_plan", 3)
+    code = ("import sys, numpy as np, pydd; m = pydd.compile(sys.argv[1], out_dir=sys.argv[2], opt=3);"
+            "print(pydd.get_num_threads(), m.collapsed(np.ones((3, 4)), np.zeros((3, 4))))")
+    env = dict(os.environ, OMP_NUM_THREADS="3")
+    r = subprocess.run([sys.executable, "-c", code, str(KERNEL), str(tmp_path)], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["3", "12"]
+
+
+def test_carried_dependence_warns(tmp_path):
+    r = run_pyddc("--emit=cpp", KERNEL)
+    assert r.returncode == 0, r.stderr
+    assert "parallel_plan.pydd:76:23: warning: this pfor loop runs sequentially: 'prev' is read before" in r.stderr
+    assert r.stderr.count("warning:") == 1, r.stderr
+    r = run_pyddc("--emit=cpp", "-Werror", KERNEL)
+    assert r.returncode == 1
+    assert "parallel_plan.pydd:76:23: error: this pfor loop runs sequentially: 'prev'" in r.stderr

@@ -40,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import gen  # noqa: E402
+import gen_pfor  # noqa: E402
 import harness  # noqa: E402  (also sets $PYDDC to this checkout's build)
 
 import pydd  # noqa: E402  (on sys.path through harness)
@@ -47,6 +48,8 @@ import pydd  # noqa: E402  (on sys.path through harness)
 SEEDS = gen.parse_seeds(os.environ.get("PYDD_FUZZ_SEEDS", "0:12"))
 # Whole-array kernels (gen_arrays.py): what fusion and LICM transform.
 ARRAY_SEEDS = gen.parse_seeds(os.environ.get("PYDD_FUZZ_ARRAY_SEEDS", "0:6"))
+# pfor kernels (gen_pfor.py) against their `for` twins, at 1, 2 and 8 threads.
+PFOR_SEEDS = gen.parse_seeds(os.environ.get("PYDD_FUZZ_PFOR_SEEDS", "0:3"))
 OPTS = tuple(int(o) for o in os.environ.get("PYDD_FUZZ_OPT", "0,3").split(","))
 TIMEOUT_S = float(os.environ.get("PYDD_FUZZ_TIMEOUT", "120"))
 
@@ -64,6 +67,42 @@ def test_array_seed(seed):
     if res["failures"]:
         pytest.fail(harness.format_failures(harness.generate(seed, True).source, seed, res["failures"]),
                     pytrace=False)
+
+
+@pytest.mark.parametrize("seed", PFOR_SEEDS)
+def test_pfor_seed(seed, tmp_path):
+    import subprocess
+
+    src = tmp_path / f"pfor{seed}.pydd"
+    src.write_text(gen_pfor.generate(seed))
+    # Every pfor of the seed is an OpenMP loop (the plan made it parallel).
+    cpp = subprocess.run([pydd.find_pyddc(), "--emit=cpp", src], capture_output=True, text=True)
+    assert cpp.returncode == 0 and "warning" not in cpp.stderr, cpp.stderr
+    assert cpp.stdout.count("#pragma omp parallel for") == 3, src.read_text()
+    mod = pydd.compile(src, out_dir=tmp_path, opt=3)
+    ref = pydd.load_python(src, f"pfor{seed}_ref")
+    rng = np.random.default_rng(seed)
+    n = 203
+    x, y, c = rng.integers(-100, 100, n), rng.normal(size=n), int(rng.integers(-20, 20))
+
+    def run(fn):
+        out = np.zeros(n, np.int64)
+        return fn(x, y, out, c), out
+
+    try:
+        for k in range(3):
+            (want, want_out) = run(getattr(ref, f"p{k}"))
+            results = {"for": run(getattr(mod, f"s{k}"))}
+            for t in (1, 2, 8):
+                pydd.set_num_threads(t)
+                results[f"pfor, {t} threads"] = run(getattr(mod, f"p{k}"))
+            for what, (got, out) in results.items():
+                where = f"seed {seed}, p{k}, {what}:\n{src.read_text()}"
+                np.testing.assert_array_equal(out, want_out, err_msg=where)
+                assert tuple(got[:3]) + tuple(got[4:]) == tuple(want[:3]) + tuple(want[4:]), where
+                assert math.isclose(got[3], want[3], rel_tol=1e-12, abs_tol=1e-12), where
+    finally:
+        pydd.set_num_threads(0)
 
 
 def test_generator_is_deterministic():

@@ -32,6 +32,13 @@ def offset(n: int) -> int:
 
 def mean_of(x: Array(float64)) -> float64:
     return x.mean()
+
+def total(x: Array(float64)) -> float64:
+    # An OpenMP loop: the package must compile and link hosts with OpenMP.
+    s = 0.0
+    pfor i in range(len(x)):
+        s += x[i]
+    return s
 """
 
 MAIN = """\
@@ -42,7 +49,9 @@ MAIN = """\
 int main() {
   std::vector<double> v = {1.0, 2.0, 6.0};
   auto x = pydd::Array<double, 1>::borrow(v.data(), {int64_t(v.size())});
-  std::printf("offset(5) = %lld, mean = %g\\n", (long long)stats::offset(5), stats::mean_of(x));
+  pydd::set_num_threads(2);
+  std::printf("offset(5) = %lld, mean = %g, total = %g on %d threads\\n", (long long)stats::offset(5),
+              stats::mean_of(x), stats::total(x), pydd::get_num_threads());
   return 0;
 }
 """
@@ -94,8 +103,8 @@ def test_out_of_tree_project(prefix, tmp_path):
     built = run(["cmake", "--build", build, "-v"], env=env)
     assert f"{prefix}/bin/pyddc --host=cpp -O2 --bounds-check" in built.stdout
     assert str(BUILD) not in built.stdout  # the installed package only
-    assert run([build / "demo"]).stdout == "offset(5) = 47, mean = 3\n"
+    assert run([build / "demo"]).stdout == "offset(5) = 47, mean = 3, total = 9 on 2 threads\n"
     # Changing the kernel rebuilds the library and relinks the program.
     (src / "stats.pydd").write_text(KERNEL.format(k=100))
     run(["cmake", "--build", build], env=env)
-    assert run([build / "demo"]).stdout == "offset(5) = 105, mean = 3\n"
+    assert run([build / "demo"]).stdout == "offset(5) = 105, mean = 3, total = 9 on 2 threads\n"

@@ -10,6 +10,7 @@
 #include "pydd/library.h"
 #include "pydd/linalg.h"
 #include "pydd/numeric.h"
+#include "pydd/parallel.h"
 #include "pydd/print.h"
 #include "pydd/reduce.h"
 #include "pydd/scalar.h"
