@@ -1,5 +1,6 @@
 #include "frontend/Sema.h"
 
+#include <cstdint>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -262,8 +263,12 @@ class Resolver : public Mutator {
     if (Function* f = M.find(c.callee)) {
       c.target = CallTarget::User;
       std::vector<std::string> names;
-      for (auto& p : f->params) names.push_back(p.name);
-      bindArguments(c, names, names.size(), false);
+      size_t required = 0;
+      for (auto& p : f->params) {
+        names.push_back(p.name);
+        if (p.defaultValue.empty()) required = names.size();
+      }
+      bindArguments(c, names, required, false);
       return e;
     }
     const LibraryFunction* lib = lookupLibraryFunction(c.callee);
@@ -296,6 +301,16 @@ class Resolver : public Mutator {
     for (size_t i = 0; i < names.size() && i < c.args.size(); ++i)
       if (names[i] == "dtype" && c.args[i]) c.args[i] = typeNameAsValue(std::move(c.args[i]));
     return e;
+  }
+
+  /// A default value's text ("3", "-0.5", "True") as a literal.
+  static ExprPtr literal(llvm::StringRef text, SourceLoc loc) {
+    if (text == "True" || text == "False") return std::make_unique<BoolLit>(loc, text == "True");
+    int64_t i;
+    if (!text.getAsInteger(10, i)) return std::make_unique<IntLit>(loc, i);
+    double d = 0;
+    (void)text.getAsDouble(d);
+    return std::make_unique<FloatLit>(loc, d);
   }
 
   /// The catalog's default for parameter `name` of `lib` as an expression,
@@ -350,6 +365,13 @@ class Resolver : public Mutator {
     if (c.target == CallTarget::Library)
       for (size_t i = 0; i < c.args.size(); ++i)
         if (!c.args[i]) c.args[i] = defaultArgument(*c.library, names[i], c.loc);
+    // A user function's call passes every argument: its defaults are filled in.
+    if (c.target == CallTarget::User) {
+      const Function& f = *M.find(c.callee);
+      c.args.resize(f.params.size());
+      for (size_t i = 0; i < c.args.size(); ++i)
+        if (!c.args[i] && !f.params[i].defaultValue.empty()) c.args[i] = literal(f.params[i].defaultValue, c.loc);
+    }
     for (size_t i = 0; i < c.args.size(); ++i)
       if (!c.args[i]) Diag.error(c.loc, c.callee + "() missing argument '" + names[i] + "'");
   }
@@ -362,6 +384,9 @@ class Resolver : public Mutator {
 
 struct VarInfo {
   Type type;
+  /// Assigned an empty container (`l = []`) and nothing typed yet: the
+  /// element type comes from what the code appends (`l.append(x)`).
+  Type empty;
   bool declared = false;  // annotated: the type is fixed
   bool isParam = false;
   SourceLoc loc;          // first definition
@@ -448,10 +473,14 @@ class FunctionTyper {
       return false;
     }
     if (!t.isComplete()) {
-      if (report)
-        Diag.error(loc, "cannot infer the element type of an empty " + t.str().substr(0, t.str().find('(')) +
-                            "; annotate it, as in '" + name + ": " +
-                            (t.isDict() ? "Dict(int64, float64)" : t.isHeap() ? "Heap(float64)" : "List(int64)") + " = ...'");
+      // `l = []` is typed by the appends that follow; an empty literal
+      // then takes l's type.
+      if (v.type.isUnknown() && t.isList()) {
+        v.empty = t;
+        return false;
+      }
+      if (v.type.kind() == t.kind()) return false;
+      if (report) reportEmpty(name, t, loc);
       return false;
     }
     if (v.type.isUnknown()) {
@@ -487,9 +516,30 @@ class FunctionTyper {
     inferBlock(*F.body);
     if (Diag.errorCount() != before) return;
     for (auto& [name, v] : Vars) {
-      if (v.type.isUnknown())
+      if (v.type.isUnknown() && !v.empty.isUnknown())
+        reportEmpty(name, v.empty, v.loc);
+      else if (v.type.isUnknown())
         Diag.error(v.loc, "cannot infer the type of '" + name + "'; add an annotation '" + name + ": Type'");
     }
+  }
+
+  void reportEmpty(const std::string& name, const Type& t, SourceLoc loc) {
+    Diag.error(loc, "cannot infer the element type of an empty " + t.str().substr(0, t.str().find('(')) +
+                        "; annotate it, as in '" + name + ": " +
+                        (t.isDict() ? "Dict(int64, float64)" : t.isHeap() ? "Heap(float64)" : "List(int64)") + " = ...'" +
+                        (t.isList() ? " (or append to it)" : ""));
+  }
+
+  /// `l.append(x)` on a list so far only assigned `[]` makes it a List of x's type.
+  void inferAppend(ExprStmt& s) {
+    auto* c = dyn_cast<Call>(s.expr.get());
+    if (!c || !c->isMethod || c->callee != "append" || c->args.size() != 2) return;
+    auto* var = dyn_cast<VarRef>(c->args[0].get());
+    auto it = var ? Vars.find(var->name) : Vars.end();
+    if (it == Vars.end() || !it->second.type.isUnknown() || it->second.empty.isUnknown()) return;
+    Type elem = typeOf(c->args[1], false);
+    if (elem.isUnknown() || elem.isVoid() || elem.isString()) return;
+    Changed |= unify(it->second, var->name, Type::list(elem), var->loc, false);
   }
 
   void inferBlock(Block& b) {
@@ -531,6 +581,7 @@ class FunctionTyper {
       inferBlock(*f->body);
       return;
     }
+    if (auto* e = dyn_cast<ExprStmt>(&s)) inferAppend(*e);
     forEachPart(s, [](ExprPtr&) {}, [&](Block& inner) { inferBlock(inner); });
   }
 
@@ -1425,12 +1476,28 @@ bool containsHeap(const Type& t) {
   return false;
 }
 
+/// A default value must be one the parameter accepts from Python.
+void checkDefault(const Param& p, Diagnostics& diag) {
+  llvm::StringRef text(p.defaultValue);
+  if (!p.type.isScalar()) {
+    diag.error(p.loc, "only scalar parameters can have a default value; '" + p.name + "' is " + p.type.str());
+    return;
+  }
+  bool isFloat = text != "True" && text != "False" && text.find_first_of(".e") != llvm::StringRef::npos;
+  int64_t i = 0;
+  if (isFloat && !isFloatKind(p.type.elem()))
+    diag.error(p.loc, "the default value " + p.defaultValue + " of '" + p.name + "' is not a " + p.type.str());
+  else if (p.type.elem() == ScalarKind::Int32 && !text.getAsInteger(10, i) && (i < INT32_MIN || i > INT32_MAX))
+    diag.error(p.loc, "the default value " + p.defaultValue + " of '" + p.name + "' does not fit in int32");
+}
+
 void checkSignatures(Module& m, Diagnostics& diag) {
   std::set<std::string> seen;
   for (auto& f : m.functions) {
     if (!seen.insert(f->name).second) diag.error(f->loc, "function '" + f->name + "' is defined twice");
     for (auto& p : f->params) {
       if (p.type.isUnknown()) diag.error(p.loc, "parameter '" + p.name + "' has no usable type");
+      if (!p.defaultValue.empty() && !p.type.isUnknown()) checkDefault(p, diag);
       if (containsHeap(p.type))
         diag.error(p.loc, "parameter '" + p.name + "' is a " + p.type.str() +
                               ", which has no Python equivalent to pass; pass a List and build the heap inside");

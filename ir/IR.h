@@ -273,6 +273,9 @@ struct Param {
   std::string name;
   Type type;
   SourceLoc loc;
+  /// A default value, as Python literal text ("3", "-0.5", "True"); empty
+  /// when the parameter is required. Only constants of a scalar parameter.
+  std::string defaultValue;
 };
 
 struct Local {

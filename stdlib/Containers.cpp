@@ -150,6 +150,16 @@ Type printType(const Call& c, TypeRuleError& err) {
 }
 std::string emitPrint(const Call&, llvm::ArrayRef<std::string> args) { return callText("pydd::print", args); }
 
+/// assertion_error(message): what a failed `assert cond, "message"` calls.
+Type assertionErrorType(const Call& c, TypeRuleError& err) {
+  if (const Expr* m = arg(c, 0); m && !m->type.isString())
+    return fail(err, 0, "an assert message must be a string literal, got " + m->type.str());
+  return Type::voidTy();
+}
+std::string emitAssertionError(const Call&, llvm::ArrayRef<std::string> args) {
+  return "pydd::assertion_error(" + (args.empty() ? std::string("\"\"") : args[0]) + ")";
+}
+
 }  // namespace
 
 void addContainerFunctions(std::vector<LibraryFunction>& out) {
@@ -178,6 +188,8 @@ void addContainerFunctions(std::vector<LibraryFunction>& out) {
   LibraryFunction print = entry("print", C::IO, {"*"}, 0, "print", printType, emitPrint);
   print.io = true;
   out.push_back(print);
+  out.push_back(entry("assertion_error", C::IO, {"message"}, 0, "raise AssertionError(message)", assertionErrorType,
+                      emitAssertionError));
 }
 
 }  // namespace pydd::catalog

@@ -1000,6 +1000,11 @@ def heappeek(h):
     return h[0]
 
 
+def assertion_error(message=None):
+    """What a failed ``assert cond, message`` raises (``--emit=ir`` shows the call)."""
+    raise AssertionError() if message is None else AssertionError(message)
+
+
 # ---- element-wise and/or/not (load_python rewrites the operators to these) -------------
 
 
@@ -1071,7 +1076,7 @@ __all__ = [
     "sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "allclose", "where",
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",
-    "heapinit", "heappush", "heappop", "heappeek",
+    "heapinit", "heappush", "heappop", "heappeek", "assertion_error",
     "SparseMat", "csr_to_spm", "spm_to_csr", "empty_spm", "spm_set_item", "spm_set_item_unsafe", "nnz",
     "row", "nonzeros", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
 ]
