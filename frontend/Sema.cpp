@@ -258,6 +258,11 @@ class Resolver : public Mutator {
         Diag.error(c.loc, "unknown method '" + c.callee + "'");
         return e;
       }
+      if (lib->functionOnly) {
+        Diag.error(c.loc, "x." + c.callee + "() is NumPy's in-place method, which pydd does not have; write x = " + c.callee +
+                              "(x) (a new array)");
+        return e;
+      }
       return bindLibrary(std::move(e), *lib);
     }
     if (Function* f = M.find(c.callee)) {

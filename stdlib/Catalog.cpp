@@ -123,6 +123,7 @@ const std::vector<LibraryFunction>& libraryFunctions() {
     catalog::addContainerFunctions(all);
     catalog::addSparseFunctions(all);
     catalog::addNumericFunctions(all);
+    catalog::addManipulationFunctions(all);
     return all;
   }();
   return entries;

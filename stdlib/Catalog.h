@@ -69,6 +69,9 @@ struct LibraryFunction {
   bool returnsView = false;
   /// Only callable as a method: `l.append(x)`, `d.get(k, v)`.
   bool methodOnly = false;
+  /// Not callable as a method: NumPy's method of that name means something
+  /// else (`a.sort()` sorts in place and returns None).
+  bool functionOnly = false;
   /// Never raises when every argument after the first is a literal (an
   /// axis, checked at compile time): a query of a value's shape or memory.
   /// Other calls may raise (shapes that do not broadcast, empty reductions,

@@ -453,6 +453,54 @@ extract = np.extract
 take = np.take
 
 
+sort = np.sort
+nonzero = np.nonzero
+unravel_index = np.unravel_index
+
+
+def array(object, dtype=None):
+    """``numpy.array`` of nested lists or of an array (a copy)."""
+    return np.array(object, dtype=dtype)
+
+
+det = np.linalg.det
+inv = np.linalg.inv
+solve = np.linalg.solve
+
+
+def norm(x, ord=None, axis=None):
+    """``numpy.linalg.norm`` (the default ord only)."""
+    return np.linalg.norm(x, ord, axis)
+
+
+median = np.median
+unique = np.unique
+concatenate = np.concatenate
+stack = np.stack
+vstack = np.vstack
+hstack = np.hstack
+
+
+def argsort(a, axis=-1):
+    """``numpy.argsort(a, axis, kind="stable")``: ties keep their order."""
+    return np.argsort(a, axis=axis, kind="stable")
+
+
+def reshape(a, *shape):
+    """``numpy.reshape``; also ``a.reshape(m, n)``, which load_python turns into ``reshape(a, m, n)``."""
+    return np.reshape(a, shape[0] if len(shape) == 1 else shape)
+
+
+def ravel(a):
+    """``numpy.ravel``."""
+    return np.ravel(a)
+
+
+def flatten(a):
+    """``ndarray.flatten``: a copy."""
+    return np.array(a).flatten()
+
+
 def min(*args, **kwargs):
     """``numpy.min`` of an array (NaN propagates; ``min(A, axis)``); the
     builtin on scalars and lists."""
@@ -1073,6 +1121,7 @@ __all__ = [
     "arctan2", "hypot", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
     "all_axes", "var", "std", "count_nonzero", "trace", "cumsum", "cumprod", "diff", "linspace", "eye",
     "identity", "outer", "isclose", "clip", "expand_dims", "extract", "take",
+    "array", "nonzero", "unravel_index", "det", "inv", "solve", "norm", "sort", "argsort", "median", "unique", "reshape", "ravel", "flatten", "concatenate", "stack", "vstack", "hstack",
     "sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "allclose", "where",
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",

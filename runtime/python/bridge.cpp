@@ -930,6 +930,17 @@ PyObject* error_type(pydd::ErrorKind kind) {
     case pydd::ErrorKind::KeyError: return PyExc_KeyError;
     case pydd::ErrorKind::KeyboardInterrupt: return PyExc_KeyboardInterrupt;
     case pydd::ErrorKind::AssertionError: return PyExc_AssertionError;
+    case pydd::ErrorKind::LinAlgError: {
+      // numpy.linalg.LinAlgError (imported on first use; a module holds it).
+      static PyObject* type = [] {
+        PyObject* linalg = PyImport_ImportModule("numpy.linalg");
+        PyObject* t = linalg ? PyObject_GetAttrString(linalg, "LinAlgError") : nullptr;
+        Py_XDECREF(linalg);
+        if (!t) PyErr_Clear();
+        return t;
+      }();
+      return type ? type : PyExc_ValueError;
+    }
   }
   return PyExc_RuntimeError;
 }

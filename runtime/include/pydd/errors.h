@@ -23,6 +23,7 @@ enum class ErrorKind : int {
   KeyError,  // the message is the key's repr, as Python's KeyError shows it
   KeyboardInterrupt,  // Interrupt::requested was set while the kernel ran
   AssertionError,     // a failed `assert`
+  LinAlgError,        // numpy.linalg.LinAlgError: a singular or non-square matrix
 };
 
 class Error : public std::exception {
