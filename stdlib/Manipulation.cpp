@@ -157,6 +157,10 @@ Type nonzeroType(const Call& c, TypeRuleError& err) {
   return Type::tuple(std::vector<Type>(static_cast<size_t>(a.rank()), Type::array(ScalarKind::Int64, 1)));
 }
 
+std::string emitNonzero(const Call&, llvm::ArrayRef<std::string> args) {
+  return "pydd::nonzero_tuple(" + args[0] + ")";
+}
+
 /// unravel_index(indices, shape): the coordinates of a flat index (a scalar) in a shape tuple.
 Type unravelType(const Call& c, TypeRuleError& err) {
   const Type &i = arg(c, 0)->type, &s = arg(c, 1)->type;
@@ -194,7 +198,7 @@ void addManipulationFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("vstack", C::Allocation, {"tup"}, 1, "numpy.vstack", joinType, emitJoin));
   out.push_back(entry("hstack", C::Allocation, {"tup"}, 1, "numpy.hstack", joinType, emitJoin));
   out.push_back(entry("array", C::Allocation, {"object", "dtype"}, 1, "numpy.array", arrayType, emitArray));
-  out.push_back(entry("nonzero", C::Query, {"a"}, 1, "numpy.nonzero", nonzeroType, emitUnary));
+  out.push_back(entry("nonzero", C::Query, {"a"}, 1, "numpy.nonzero", nonzeroType, emitNonzero));
   out.push_back(entry("unravel_index", C::Query, {"indices", "shape"}, 2, "numpy.unravel_index", unravelType, emitUnravel));
 }
 

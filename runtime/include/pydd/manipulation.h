@@ -351,7 +351,7 @@ Array<R, N> array(const Array<T, N>& a) { return detail::converted<R>(a); }
 
 /// np.nonzero(a): for each axis, the int64 positions of the non-zero elements in C order.
 template <class T, int N>
-auto nonzero(const Array<T, N>& a) {
+auto nonzero_tuple(const Array<T, N>& a) {
   const Array<T, N> c = detail::converted<T>(a);
   const T* p = c.data();
   const int64_t size = c.size();
