@@ -1,7 +1,8 @@
 // NumPy's sorting, order statistics and array manipulation
 // (runtime/include/pydd/manipulation.h): sort, argsort, median, unique,
 // reshape, ravel, flatten, concatenate, stack, vstack, hstack, array (from
-// nested lists), nonzero, unravel_index.
+// nested lists), nonzero, unravel_index, searchsorted, tile, repeat, roll,
+// around (np.round) and the builtin round.
 #include "stdlib/Rules.h"
 
 namespace pydd::catalog {
@@ -175,6 +176,98 @@ std::string emitUnravel(const Call&, llvm::ArrayRef<std::string> args) {
   return "pydd::unravel_index(int64_t(" + args[0] + "), " + args[1] + ")";
 }
 
+/// searchsorted(a, v, side='left'): int64 positions in the sorted 1-D a,
+/// compared in the common kind of a and v.
+Type searchsortedType(const Call& c, TypeRuleError& err) {
+  const Type &a = arg(c, 0)->type, &v = arg(c, 1)->type;
+  if (!a.isArray() || a.rank() != 1) return fail(err, 0, "searchsorted() expects a sorted 1-D array, got " + a.str());
+  if (!v.isArray() && !v.isScalar()) return fail(err, 1, "searchsorted() looks up numbers or an array of them, got " + v.str());
+  if (const Expr* side = arg(c, 2)) {
+    auto* text = dyn_cast<StrLit>(side);
+    if (!text || (text->value != "left" && text->value != "right"))
+      return fail(err, 2, "searchsorted() side must be the literal 'left' or 'right'");
+  }
+  return v.isArray() ? Type::array(ScalarKind::Int64, v.rank()) : Type::int64();
+}
+std::string emitSearchsorted(const Call& c, llvm::ArrayRef<std::string> args) {
+  const Expr &a = *c.args[0], &v = *c.args[1];
+  ScalarKind k = commonKind(a.type.elem(), false, v.type.elem(), isWeakLiteral(v));
+  auto* side = c.args.size() > 2 ? dyn_cast<StrLit>(c.args[2].get()) : nullptr;
+  bool right = side && side->value == "right";
+  return std::string("pydd::searchsorted<") + (right ? "true" : "false") + ", " + cxxScalarType(k) + ">(" + args[0] + ", " +
+         args[1] + ")";
+}
+
+bool integerScalar(const Call& c, size_t i, const char* what, TypeRuleError& err) {
+  const Expr* e = arg(c, i);
+  if (e && (!e->type.isScalar() || !isIntegerKind(e->type.elem()))) {
+    fail(err, static_cast<int>(i), std::string(c.callee) + "() " + what + " must be an integer, got " + e->type.str());
+    return false;
+  }
+  return true;
+}
+
+/// tile(A, reps): reps an integer or a tuple of them; the rank is the larger of A's and len(reps).
+Type tileType(const Call& c, TypeRuleError& err) {
+  Type a = expectArray(c, err);
+  if (a.isUnknown()) return a;
+  const Type& r = arg(c, 1)->type;
+  int k = 1;
+  if (r.isTuple()) {
+    for (const Type& d : r.elems())
+      if (!d.isScalar() || !isIntegerKind(d.elem())) return fail(err, 1, "tile() reps must be integers, got " + r.str());
+    k = static_cast<int>(r.elems().size());
+  } else if (!integerScalar(c, 1, "reps", err)) {
+    return Type();
+  }
+  int rank = std::max(a.rank(), k);
+  if (rank > 8) return fail(err, 1, "tile() would give more than 8 dimensions");
+  return Type::array(a.elem(), rank);
+}
+std::string emitTile(const Call& c, llvm::ArrayRef<std::string> args) {
+  std::string reps = c.args[1]->type.isTuple() ? args[1] : "int64_t(" + args[1] + ")";
+  return "pydd::tile<" + std::to_string(c.type.rank()) + ">(" + args[0] + ", " + reps + ")";
+}
+
+/// repeat(a, repeats, axis=None) / roll(a, shift, axis=None): flattened
+/// (repeat) or the input's shape (roll) without an axis.
+Type repeatRollType(const Call& c, TypeRuleError& err) {
+  Type a = expectArray(c, err);
+  if (a.isUnknown()) return a;
+  bool roll = std::string(c.callee) == "roll";
+  if (!integerScalar(c, 1, roll ? "shift" : "repeats", err)) return Type();
+  if (!axisGiven(c, 2)) return roll ? a : Type::array(a.elem(), 1);
+  if (!checkAxis(c, 2, a.rank(), err)) return Type();
+  return a;
+}
+std::string emitRepeatRoll(const Call& c, llvm::ArrayRef<std::string> args) {
+  std::string s = std::string("pydd::") + c.callee + (axisGiven(c, 2) ? "_axis(" : "(") + args[0] + ", int64_t(" + args[1] + ")";
+  if (axisGiven(c, 2)) s += ", int64_t(" + args[2] + ")";
+  return s + ")";
+}
+
+/// around(a, decimals=0) (np.round): NumPy's rounding, the input's type.
+/// round(x, ndigits) is Python's builtin: NumPy's on arrays, an int64 for
+/// a scalar without ndigits.
+Type roundType(const Call& c, TypeRuleError& err) {
+  const Type& a = arg(c, 0)->type;
+  std::string name = c.callee;
+  if ((!a.isArray() && !a.isScalar()) || a.elem() == ScalarKind::Bool)
+    return fail(err, 0, name + "() expects numbers or an array of them, got " + a.str());
+  if (!integerScalar(c, 1, "decimals", err)) return Type();
+  if (name == "round" && a.isScalar()) {
+    if (arg(c, 1))
+      return fail(err, 1, "round(x, ndigits) of a scalar rounds in decimal, as Python does, which pydd does not; write np.round(x, ndigits)");
+    return Type::int64();
+  }
+  return a;
+}
+std::string emitRound(const Call& c, llvm::ArrayRef<std::string> args) {
+  if (std::string(c.callee) == "round" && c.type.isScalar())
+    return "pydd::round_to_int(" + args[0] + ")";
+  return "pydd::around(" + args[0] + (args.size() > 1 ? ", int64_t(" + args[1] + ")" : std::string()) + ")";
+}
+
 }  // namespace
 
 void addManipulationFunctions(std::vector<LibraryFunction>& out) {
@@ -199,6 +292,12 @@ void addManipulationFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("hstack", C::Allocation, {"tup"}, 1, "numpy.hstack", joinType, emitJoin));
   out.push_back(entry("array", C::Allocation, {"object", "dtype"}, 1, "numpy.array", arrayType, emitArray));
   out.push_back(entry("nonzero", C::Query, {"a"}, 1, "numpy.nonzero", nonzeroType, emitNonzero));
+  out.push_back(entry("searchsorted", C::Query, {"a", "v", "side"}, 2, "numpy.searchsorted", searchsortedType, emitSearchsorted));
+  out.push_back(entry("tile", C::Allocation, {"A", "reps"}, 2, "numpy.tile", tileType, emitTile));
+  out.push_back(entry("repeat", C::Allocation, {"a", "repeats", "axis"}, 2, "numpy.repeat", repeatRollType, emitRepeatRoll));
+  out.push_back(entry("roll", C::Allocation, {"a", "shift", "axis"}, 2, "numpy.roll", repeatRollType, emitRepeatRoll));
+  out.push_back(entry("around", C::Elementwise, {"a", "decimals"}, 1, "numpy.around", roundType, emitRound));
+  out.push_back(entry("round", C::Elementwise, {"number", "ndigits"}, 1, "round", roundType, emitRound));
   out.push_back(entry("unravel_index", C::Query, {"indices", "shape"}, 2, "numpy.unravel_index", unravelType, emitUnravel));
 }
 

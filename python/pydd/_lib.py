@@ -454,6 +454,11 @@ take = np.take
 
 
 sort = np.sort
+searchsorted = np.searchsorted
+tile = np.tile
+repeat = np.repeat
+roll = np.roll
+around = np.around
 nonzero = np.nonzero
 unravel_index = np.unravel_index
 
@@ -1121,7 +1126,7 @@ __all__ = [
     "arctan2", "hypot", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
     "all_axes", "var", "std", "count_nonzero", "trace", "cumsum", "cumprod", "diff", "linspace", "eye",
     "identity", "outer", "isclose", "clip", "expand_dims", "extract", "take",
-    "array", "nonzero", "unravel_index", "det", "inv", "solve", "norm", "sort", "argsort", "median", "unique", "reshape", "ravel", "flatten", "concatenate", "stack", "vstack", "hstack",
+    "searchsorted", "tile", "repeat", "roll", "around", "array", "nonzero", "unravel_index", "det", "inv", "solve", "norm", "sort", "argsort", "median", "unique", "reshape", "ravel", "flatten", "concatenate", "stack", "vstack", "hstack",
     "sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "allclose", "where",
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",

@@ -930,6 +930,7 @@ PyObject* error_type(pydd::ErrorKind kind) {
     case pydd::ErrorKind::KeyError: return PyExc_KeyError;
     case pydd::ErrorKind::KeyboardInterrupt: return PyExc_KeyboardInterrupt;
     case pydd::ErrorKind::AssertionError: return PyExc_AssertionError;
+    case pydd::ErrorKind::OverflowError: return PyExc_OverflowError;
     case pydd::ErrorKind::LinAlgError: {
       // numpy.linalg.LinAlgError (imported on first use; a module holds it).
       static PyObject* type = [] {

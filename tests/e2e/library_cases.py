@@ -801,6 +801,31 @@ def manipulation_family():
                           [[None, None]] * 3, oracle=lambda x, y: np.array([[x, y, x], [y, x, y]])))
         cases.append(Case(_name("array", _sig(dt, 0), "dtype"), "manipulation", s, "return array([a, b], float32)",
                           [[None, None]] * 3, oracle=lambda x, y: np.array([x, y], np.float32)))
+    for dt in NUMERIC:
+        for rb in (0, 1, 2):
+            for side in ("left", "right"):
+                call = "searchsorted(sort(a), b)" if side == "left" else 'searchsorted(sort(a), b, "right")'
+                cases.append(Case(_name("searchsorted", _sig(dt, 1), _sig(dt, rb), side), "manipulation", _ab(dt, 1, dt, rb),
+                                  f"return {call}", [[(7,), full(rb)], [(0,), full(rb)], [("strided", (5,)), full(rb)]],
+                                  oracle=lambda x, y, side=side: np.searchsorted(np.sort(x), y, side)))
+        for r in (1, 2):
+            a = [Param("a", dt, r)]
+            pats = reduce_patterns(r)[:4]
+            for tail, call, oracle in (("2", "tile(a, 2)", lambda x: np.tile(x, 2)),
+                                       ("213", "tile(a, (2, 1, 3))", lambda x: np.tile(x, (2, 1, 3))),
+                                       ("", "repeat(a, 2)", lambda x: np.repeat(x, 2)),
+                                       ("ax0", "repeat(a, 3, 0)", lambda x: np.repeat(x, 3, 0)),
+                                       ("", "roll(a, 2)", lambda x: np.roll(x, 2)),
+                                       ("axm1", "roll(a, -4, -1)", lambda x: np.roll(x, -4, -1))):
+                fn = call.split("(")[0]
+                cases.append(Case(_name(fn, _sig(dt, r), tail), "manipulation", a, f"return {call}", pats, oracle=oracle))
+        for r in (0, 1, 2):
+            a = [Param("a", dt, r, "small")]
+            for tail, call, oracle in (("", "around(a)", np.around), ("d1", "around(a, 1)", lambda x: np.around(x, 1)),
+                                       ("dm1", "around(a, -1)", lambda x: np.around(x, -1)),
+                                       ("builtin", "round(a)", builtins.round)):
+                cases.append(Case(_name(call.split("(")[0], _sig(dt, r), tail), "manipulation", a, f"return {call}",
+                                  unary_patterns(r)[:4], oracle=oracle, zero_sign=False))
     sq = [[(4, 4)], [("transposed", (4, 4))], [(1, 1)], [(0, 0)], [(3, 4)], [("array", [[1, 2], [2, 4]])]]
     for dt in ("int64", "float32", "float64"):
         tol = dict(compare="approx", rtol=1e-4 if dt == "float32" else 1e-10)

@@ -24,6 +24,7 @@ enum class ErrorKind : int {
   KeyboardInterrupt,  // Interrupt::requested was set while the kernel ran
   AssertionError,     // a failed `assert`
   LinAlgError,        // numpy.linalg.LinAlgError: a singular or non-square matrix
+  OverflowError,      // a float too large for an integer result (round(inf))
 };
 
 class Error : public std::exception {

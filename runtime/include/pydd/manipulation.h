@@ -391,4 +391,181 @@ auto unravel_index(int64_t index, const std::tuple<D...>& shape) {
   return std::apply([](auto... v) { return std::make_tuple(v...); }, at);
 }
 
+namespace detail {
+
+/// C-order coordinates of flat position i in `shape`.
+template <int N>
+void coordinates(int64_t i, const int64_t* shape, int64_t* at) {
+  for (int k = N - 1; k >= 0; --k) {
+    at[k] = shape[k] ? i % shape[k] : 0;
+    i = shape[k] ? i / shape[k] : 0;
+  }
+}
+
+/// The element of the C-contiguous `c` at coordinates `at`.
+template <class T, int N>
+T element_at(const Array<T, N>& c, const int64_t* at) {
+  int64_t flat = 0;
+  for (int k = 0; k < N; ++k) flat = flat * c.shape(k) + at[k];
+  return c.data()[flat];
+}
+
+}  // namespace detail
+
+/// np.searchsorted(a, v, side): where v would go in the sorted 1-D a (NaN
+/// last), the first such place (left) or the last (right).
+template <bool Right, class C, class T, class V>
+int64_t searchsorted_one(const T* p, int64_t n, V v) {
+  const C x = convert<C>(v);
+  const T* end = p + n;
+  auto less = detail::sort_less<C>{};
+  const T* at = Right ? std::upper_bound(p, end, x, [&](C a, T b) { return less(a, convert<C>(b)); })
+                      : std::lower_bound(p, end, x, [&](T a, C b) { return less(convert<C>(a), b); });
+  return at - p;
+}
+template <bool Right, class C, class T, class V>
+auto searchsorted(const Array<T, 1>& a, const V& v) {
+  const Array<T, 1> c = detail::converted<T>(a);
+  if constexpr (std::is_arithmetic_v<V>) {
+    return searchsorted_one<Right, C>(c.data(), c.size(), v);
+  } else {
+    return detail::map_new<int64_t>("searchsorted", [&](detail::elem_t<V> x) { return searchsorted_one<Right, C>(c.data(), c.size(), x); }, v);
+  }
+}
+
+/// np.tile(a, reps): reps padded with leading 1s to the result's rank M
+/// (at least a's), a's shape padded likewise.
+template <int M, class T, int N, class... R>
+Array<T, M> tile(const Array<T, N>& a, const std::tuple<R...>& reps) {
+  constexpr int K = sizeof...(R);
+  std::array<int64_t, K> r = std::apply([](auto... x) { return std::array<int64_t, K>{static_cast<int64_t>(x)...}; }, reps);
+  const Array<T, N> c = detail::converted<T>(a);
+  int64_t base[M], shape[M];
+  for (int k = 0; k < M; ++k) {
+    const int ka = k - (M - N), kr = k - (M - K);
+    base[k] = ka >= 0 ? c.shape(ka) : 1;
+    const int64_t times = kr >= 0 ? r[static_cast<size_t>(kr)] : 1;
+    if (times < 0) throw Error(ErrorKind::ValueError, "negative dimensions are not allowed");
+    shape[k] = base[k] * times;
+  }
+  Array<T, M> out = Array<T, M>::empty(shape);
+  int64_t at[M];
+  for (int64_t i = 0, e = out.size(); i < e; ++i) {
+    detail::coordinates<M>(i, shape, at);
+    int64_t flat = 0;
+    for (int k = 0; k < M; ++k) flat = flat * base[k] + at[k] % base[k];
+    out.data()[i] = c.data()[flat];
+  }
+  return out;
+}
+template <int M, class T, int N>
+Array<T, M> tile(const Array<T, N>& a, int64_t reps) { return tile<M>(a, std::make_tuple(reps)); }
+
+[[noreturn]] inline void throw_negative(const char* what) {
+  char msg[80];
+  std::snprintf(msg, sizeof msg, "negative dimensions are not allowed (%s)", what);
+  throw Error(ErrorKind::ValueError, msg);
+}
+
+/// np.repeat(a, repeats): each element of the flattened a `repeats` times.
+template <class T, int N>
+Array<T, 1> repeat(const Array<T, N>& a, int64_t repeats) {
+  if (repeats < 0) throw_negative("repeat");
+  const Array<T, N> c = detail::converted<T>(a);
+  Array<T, 1> out = Array<T, 1>::empty(std::array<int64_t, 1>{c.size() * repeats});
+  T* q = out.data();
+  for (int64_t i = 0, n = c.size(); i < n; ++i)
+    for (int64_t j = 0; j < repeats; ++j) *q++ = c.data()[i];
+  return out;
+}
+/// np.repeat(a, repeats, axis).
+template <class T, int N>
+Array<T, N> repeat_axis(const Array<T, N>& a, int64_t repeats, int64_t axis) {
+  if (repeats < 0) throw_negative("repeat");
+  const int k = detail::check_axis(axis, N);
+  const Array<T, N> c = detail::converted<T>(a);
+  std::array<int64_t, N> shape = detail::shape_array(c);
+  shape[static_cast<size_t>(k)] *= repeats;
+  Array<T, N> out = Array<T, N>::empty(shape);
+  int64_t at[N];
+  for (int64_t i = 0, e = out.size(); i < e; ++i) {
+    detail::coordinates<N>(i, shape.data(), at);
+    at[k] /= repeats;
+    out.data()[i] = detail::element_at(c, at);
+  }
+  return out;
+}
+
+/// np.roll(a, shift): the flattened a rotated by `shift`, in a's shape.
+template <class T, int N>
+Array<T, N> roll(const Array<T, N>& a, int64_t shift) {
+  Array<T, N> c = detail::converted<T>(a);
+  Array<T, N> out = Array<T, N>::empty(detail::shape_array(c));
+  const int64_t n = c.size();
+  if (n == 0) return out;
+  const int64_t s = ((shift % n) + n) % n;
+  for (int64_t i = 0; i < n; ++i) out.data()[(i + s) % n] = c.data()[i];
+  return out;
+}
+/// np.roll(a, shift, axis).
+template <class T, int N>
+Array<T, N> roll_axis(const Array<T, N>& a, int64_t shift, int64_t axis) {
+  const int k = detail::check_axis(axis, N);
+  const Array<T, N> c = detail::converted<T>(a);
+  Array<T, N> out = Array<T, N>::empty(detail::shape_array(c));
+  const int64_t n = c.shape(k);
+  if (out.size() == 0) return out;
+  const int64_t s = ((shift % n) + n) % n;
+  int64_t at[N];
+  for (int64_t i = 0, e = out.size(); i < e; ++i) {
+    detail::coordinates<N>(i, c.shape(), at);
+    at[k] = (at[k] - s + n) % n;
+    out.data()[i] = detail::element_at(c, at);
+  }
+  return out;
+}
+
+/// np.round(x, decimals) of one value, as NumPy: rint(x * 10**d) / 10**d
+/// (d < 0: rint(x / 10**-d) * 10**-d); integers with d >= 0 unchanged.
+template <class T>
+T round_value(T x, int64_t decimals) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (decimals == 0) return std::nearbyint(x);
+    if (decimals > 0) {
+      const T f = static_cast<T>(std::pow(10.0, static_cast<double>(decimals)));
+      return std::nearbyint(x * f) / f;
+    }
+    const T f = static_cast<T>(std::pow(10.0, static_cast<double>(-decimals)));
+    return std::nearbyint(x / f) * f;
+  } else {
+    if (decimals >= 0) return x;
+    int64_t f = 1;
+    for (int64_t d = 0; d < -decimals && f < (int64_t(1) << 62) / 10; ++d) f *= 10;
+    // NumPy: round half to even of x / f, in the integer type.
+    const int64_t v = static_cast<int64_t>(x), q = v / f - (v % f < 0), r = v - q * f;
+    const int64_t up = 2 * r > f || (2 * r == f && (q & 1));
+    return static_cast<T>((q + up) * f);
+  }
+}
+/// Python's round(x) of a scalar: the nearest integer, ties to even.
+template <class T>
+int64_t round_to_int(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(x)) throw Error(ErrorKind::ValueError, "cannot convert float NaN to integer");
+    const double r = std::nearbyint(static_cast<double>(x));
+    if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0))
+      throw Error(ErrorKind::OverflowError, std::isinf(x) ? "cannot convert float infinity to integer"
+                                                          : "rounded value does not fit in int64");
+    return static_cast<int64_t>(r);
+  } else {
+    return static_cast<int64_t>(x);
+  }
+}
+
+template <class T>
+auto around(const T& a, int64_t decimals = 0) {
+  if constexpr (std::is_arithmetic_v<T>) return round_value(a, decimals);
+  else return detail::map_new<detail::elem_t<T>>("round", [decimals](detail::elem_t<T> x) { return round_value(x, decimals); }, a);
+}
+
 }  // namespace pydd
