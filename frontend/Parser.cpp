@@ -246,6 +246,7 @@ class Lowerer {
       }
     }
     TSNode ret = field(n, "return_type");
+    f->inferReturn = ts_node_is_null(ret);
     if (!ts_node_is_null(ret)) {
       if (text(ret) == "None")
         f->returnType = Type::voidTy();

@@ -1,7 +1,8 @@
 #include "frontend/Sema.h"
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -414,6 +415,8 @@ class FunctionTyper {
     if (Diag.errorCount() != before) return false;
     infer();
     if (Diag.errorCount() != before) return false;
+    if (F.inferReturn) inferReturnType(*F.body);
+    if (Diag.errorCount() != before) return false;
     checkAssignedBeforeUse();
     if (Diag.errorCount() != before) return false;
     finalizeBlock(*F.body, Jump::None);
@@ -534,6 +537,37 @@ class FunctionTyper {
                         (t.isDict() ? "Dict(int64, float64)" : t.isHeap() ? "Heap(float64)" : "List(int64)") + " = ...'" +
                         (t.isList() ? " (or append to it)" : ""));
   }
+
+  /// The return type of a function without a return annotation: the type
+  /// of the values it returns (scalars promote, as assignments do), or
+  /// nothing when no return has a value.
+  void inferReturnType(Block& b) {
+    for (auto& s : b.stmts) {
+      if (auto* r = dyn_cast<Return>(s.get()); r && r->value) {
+        Type t = typeOf(r->value, true);
+        if (t.isUnknown()) continue;
+        VarInfo result;
+        result.type = ReturnSoFar;
+        result.loc = ReturnLoc;
+        if (!t.isComplete() || t.isVoid() || t.isString()) {
+          Diag.error(r->value->loc, "cannot infer the return type of '" + F.name + "' from a value of type " + t.str() +
+                                        "; annotate it, as in 'def " + F.name + "(...) -> Type:'");
+          continue;
+        }
+        if (!ReturnSoFar.isUnknown() && ReturnSoFar != t && !(ReturnSoFar.isScalar() && t.isScalar())) {
+          Diag.error(r->value->loc, "'" + F.name + "' returns " + t.str() + " here and " + ReturnSoFar.str() + " at line " +
+                                        std::to_string(ReturnLoc.line) + "; annotate its return type");
+          continue;
+        }
+        if (ReturnSoFar.isUnknown()) ReturnLoc = r->value->loc;
+        ReturnSoFar = ReturnSoFar.isUnknown() ? t : ReturnSoFar.isScalar() ? Type::scalar(promote(ReturnSoFar.elem(), t.elem())) : t;
+      }
+      forEachPart(*s, [](ExprPtr&) {}, [&](Block& inner) { inferReturnType(inner); });
+    }
+    if (&b == F.body.get()) F.returnType = ReturnSoFar.isUnknown() ? Type::voidTy() : ReturnSoFar;
+  }
+  Type ReturnSoFar;
+  SourceLoc ReturnLoc;
 
   /// `l.append(x)` on a list so far only assigned `[]` makes it a List of x's type.
   void inferAppend(ExprStmt& s) {
@@ -1232,8 +1266,8 @@ class FunctionTyper {
         }
         finalizeExpr(r.value);
         if (F.returnType.isVoid()) {
-          Diag.error(r.value->loc, "'" + F.name + "' has no return annotation but returns a value; add '-> " +
-                                       r.value->type.str() + "' to its signature");
+          Diag.error(r.value->loc, "'" + F.name + "' is declared '-> None' but returns a value; declare '-> " +
+                                       r.value->type.str() + "' (or leave the return type out to infer it)");
           return;
         }
         r.value = convertForAssignment(std::move(r.value), F.returnType, "the return value of '" + F.name + "'");
@@ -1514,6 +1548,49 @@ void checkSignatures(Module& m, Diagnostics& diag) {
 
 }  // namespace
 
+bool returnsValue(const Block& b) {
+  for (auto& s : b.stmts) {
+    if (auto* r = dyn_cast<Return>(s.get()); r && r->value) return true;
+    bool found = false;
+    forEachPart(*s, [](const Expr&) {}, [&](const Block& inner) { found = found || returnsValue(inner); });
+    if (found) return true;
+  }
+  return false;
+}
+
+/// The module's functions, each after the functions it calls; a function
+/// without a return annotation that is part of a cycle of calls is an
+/// error (its return type would depend on itself).
+std::vector<Function*> calleesFirst(Module& m, Diagnostics& diag) {
+  std::map<Function*, std::vector<Function*>> calls;
+  for (auto& f : m.functions) {
+    std::function<void(const Expr&)> visit = [&](const Expr& e) {
+      if (auto* c = dyn_cast<Call>(&e); c && c->target == CallTarget::User)
+        if (Function* callee = m.find(c->callee)) calls[f.get()].push_back(callee);
+      forEachChild(e, visit);
+    };
+    std::function<void(const Block&)> walk = [&](const Block& b) {
+      for (auto& s : b.stmts) forEachPart(*s, visit, walk);
+    };
+    walk(*f->body);
+  }
+  std::vector<Function*> order;
+  std::map<Function*, int> state;  // 1: on the path, 2: done
+  std::function<void(Function*)> dfs = [&](Function* f) {
+    state[f] = 1;
+    for (Function* g : calls[f]) {
+      if (state[g] == 1 && g->inferReturn && returnsValue(*g->body))
+        diag.error(g->loc, "'" + g->name + "' is called recursively, so its return type cannot be inferred; annotate it");
+      if (!state[g]) dfs(g);
+    }
+    state[f] = 2;
+    order.push_back(f);
+  };
+  for (auto& f : m.functions)
+    if (!state[f.get()]) dfs(f.get());
+  return order;
+}
+
 bool analyzeModule(Module& m, Diagnostics& diag) {
   unsigned before = diag.errorCount();
   checkSignatures(m, diag);
@@ -1523,7 +1600,13 @@ bool analyzeModule(Module& m, Diagnostics& diag) {
     resolver.mutate(static_cast<Stmt&>(*f->body));
   }
   if (diag.errorCount() != before) return false;
-  for (auto& f : m.functions) FunctionTyper(m, *f, diag).run();
+  // Callees first: a call's type is its callee's return type, which may
+  // be inferred.
+  for (Function* f : calleesFirst(m, diag)) {
+    FunctionTyper(m, *f, diag).run();
+    if (f->inferReturn && containsHeap(f->returnType))
+      diag.error(f->loc, "'" + f->name + "' returns a " + f->returnType.str() + ", which has no Python equivalent; return a List");
+  }
   return diag.errorCount() == before;
 }
 

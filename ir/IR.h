@@ -289,6 +289,9 @@ struct Function {
   SourceLoc loc;
   std::vector<Param> params;
   Type returnType = Type::voidTy();
+  /// No return annotation: sema infers the return type from the values
+  /// returned (none: the function returns nothing).
+  bool inferReturn = false;
   BlockPtr body;
   /// Every variable that is not a parameter, in order of first definition
   /// (filled by sema).

@@ -75,6 +75,15 @@ def test_min_max_and_conditional_arrays(build, opt):
     got, _ = same(comp.sign_flip, ref.sign_flip, x, False)
 
 
+def test_inferred_return_types(build, opt, pyddc):
+    comp, ref = build("constructs", opt)
+    x = RNG.normal(size=5)
+    got, _ = same(comp.inferred_stats, ref.inferred_stats, x)
+    assert isinstance(got, tuple) and isinstance(got[1], int)
+    same(comp.doubled_if, ref.doubled_if, x, 0)
+    assert "inferred_stats(x: Array(float64, 1)) -> (float64, int64)" in comp.inferred_stats.__doc__
+
+
 @pytest.mark.parametrize("source, where, message", [
     ("def f(x: int = 1, y: int) -> int:\n    return x\n", "1:19", "non-default argument follows default argument"),
     ("def f(x: Array(float64) = 1) -> int:\n    return 0\n", "1:7", "only scalar parameters can have a default value"),
@@ -86,6 +95,9 @@ def test_min_max_and_conditional_arrays(build, opt):
     ("def f(x: int) -> int:\n    return 0 if x else len([i for i in range(x)])\n", "2:28",
      "a list comprehension in a conditional expression's branch is not supported"),
     ("def f(x: int) -> int:\n    l = []\n    return len(l)\n", "2:5", "cannot infer the element type of an empty List"),
+    ("def f(n: int):\n    return f(n - 1) if n else 0\n", "1:1",
+     "'f' is called recursively, so its return type cannot be inferred; annotate it"),
+    ("def f(n: int):\n    if n:\n        return [1]\n    return 2\n", "4:12", "'f' returns int64 here and List(int64) at line 5"),
     ("def f(x: int) -> int:\n    s = 0\n    for a, b in zip(x):\n        s += a\n    return s\n", "3:9",
      "not enough values to unpack (expected 2, got 1)"),
 ])
