@@ -44,6 +44,10 @@ void Diagnostics::report(SourceLoc loc, llvm::SourceMgr::DiagKind kind, const ll
   }
 }
 
+void Diagnostics::warning(SourceLoc loc, const llvm::Twine& message) {
+  report(loc, llvm::SourceMgr::DK_Warning, message);
+}
+
 void Diagnostics::error(SourceLoc loc, const llvm::Twine& message) {
   ++Errors;
   report(loc, llvm::SourceMgr::DK_Error, message);

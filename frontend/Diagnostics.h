@@ -22,6 +22,8 @@ class Diagnostics {
   Diagnostics(std::string path, std::unique_ptr<llvm::MemoryBuffer> source);
 
   void error(SourceLoc loc, const llvm::Twine& message);
+  /// A located warning: reported, not counted as an error.
+  void warning(SourceLoc loc, const llvm::Twine& message);
   unsigned errorCount() const { return Errors; }
   /// Errors reported without a line and column (every error should have
   /// one; the fuzzers check that).

@@ -77,6 +77,7 @@ class Resolver : public Mutator {
       }
     }
     mutateChildren(*e);
+    if (auto* idx = dyn_cast<Index>(e.get())) warnFirstSubscript(*idx);
     if (auto* attr = dyn_cast<Attribute>(e.get())) {
       // Array attributes are library calls: A.shape, A.T, A.ndim, A.size, A.dtype.
       static const std::map<std::string, const char*> attributes = {
@@ -108,6 +109,16 @@ class Resolver : public Mutator {
   Function* Current = nullptr;
 
  private:
+  /// `where(c)[0]` written for NumPy's tuple (see LibraryFunction::warnOnFirstSubscript).
+  void warnFirstSubscript(const Index& x) {
+    auto* c = dyn_cast<Call>(x.base.get());
+    int64_t k;
+    if (!c || !c->library || !c->library->warnOnFirstSubscript || c->args.size() != c->library->required ||
+        x.indices.size() != 1 || !constantInt(*x.indices[0], k) || k != 0)
+      return;
+    Diag.warning(x.loc, c->library->subscriptNote);
+  }
+
   // ---- NumPy's spelling: np.sum(x), np.float64, np.pi ----
 
   /// Whether `e` names the numpy module (`np`, `numpy`) or numpy.linalg.
@@ -1073,7 +1084,10 @@ class FunctionTyper {
         return bad(report, x.indices[0]->loc, "a tuple index must be a constant in range, as in t[0]");
       return bt.elems()[static_cast<size_t>(i < 0 ? i + static_cast<int64_t>(bt.elems().size()) : i)];
     }
-    return bad(report, x.base->loc, bt.str() + " cannot be indexed");
+    std::string note;
+    if (auto* c = dyn_cast<Call>(x.base.get()); c && c->library && c->library->subscriptNote && !c->library->warnOnFirstSubscript)
+      note = std::string("; ") + c->library->subscriptNote;
+    return bad(report, x.base->loc, bt.str() + " cannot be indexed" + note);
   }
 
 

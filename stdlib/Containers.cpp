@@ -160,6 +160,9 @@ std::string emitAssertionError(const Call&, llvm::ArrayRef<std::string> args) {
   return "pydd::assertion_error(" + (args.empty() ? std::string("\"\"") : args[0]) + ")";
 }
 
+Type timeType(const Call&, TypeRuleError&) { return Type::scalar(ScalarKind::Float64); }
+std::string emitTime(const Call&, llvm::ArrayRef<std::string>) { return "pydd::wall_time()"; }
+
 }  // namespace
 
 void addContainerFunctions(std::vector<LibraryFunction>& out) {
@@ -188,6 +191,10 @@ void addContainerFunctions(std::vector<LibraryFunction>& out) {
   LibraryFunction print = entry("print", C::IO, {"*"}, 0, "print", printType, emitPrint);
   print.io = true;
   out.push_back(print);
+  // Each call reads the clock: an effect, so that no pass moves or merges it.
+  LibraryFunction time = entry("time", C::IO, {}, 0, "time.time", timeType, emitTime);
+  time.io = true;
+  out.push_back(time);
   out.push_back(entry("assertion_error", C::IO, {"message"}, 0, "raise AssertionError(message)", assertionErrorType,
                       emitAssertionError));
 }

@@ -21,6 +21,7 @@ import builtins
 import heapq
 import operator
 import sys
+import time as _time
 
 import numpy as np
 
@@ -1053,6 +1054,11 @@ def heappeek(h):
     return h[0]
 
 
+def time():
+    """Intrepydd's ``time()``: the wall clock in seconds, as ``time.time()``."""
+    return _time.time()
+
+
 def assertion_error(message=None):
     """What a failed ``assert cond, message`` raises (``--emit=ir`` shows the call)."""
     raise AssertionError() if message is None else AssertionError(message)
@@ -1130,7 +1136,7 @@ __all__ = [
     "sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "allclose", "where",
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",
-    "heapinit", "heappush", "heappop", "heappeek", "assertion_error",
+    "heapinit", "heappush", "heappop", "heappeek", "assertion_error", "time",
     "SparseMat", "csr_to_spm", "spm_to_csr", "empty_spm", "spm_set_item", "spm_set_item_unsafe", "nnz",
     "row", "nonzeros", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
 ]

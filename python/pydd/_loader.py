@@ -64,7 +64,7 @@ _CONTAINER_METHODS = frozenset({"append", "pop", "get", "items", "keys", "values
                                 "extend", "remove", "clear", "index", "count", "sort", "reverse",
                                 "setdefault", "update"})
 # Names that denote modules, not values: `np.sqrt(x)` is left alone.
-_MODULE_NAMES = frozenset({"np", "numpy", "math", "pydd", "heapq", "scipy", _LIB_NAME})
+_MODULE_NAMES = frozenset({"np", "numpy", "math", "pydd", "heapq", "scipy", "time", _LIB_NAME})
 
 
 class _Rewriter(ast.NodeTransformer):

@@ -84,6 +84,17 @@ def test_inferred_return_types(build, opt, pyddc):
     assert "inferred_stats(x: Array(float64, 1)) -> (float64, int64)" in comp.inferred_stats.__doc__
 
 
+def test_time(build, opt):
+    import time
+    comp, ref = build("constructs", opt)
+    for kernel in (comp, ref):
+        before = time.time()
+        s, t0, t1 = kernel.timed(100000)
+        after = time.time()
+        assert s == 4999950000.0
+        assert before - 1e-3 <= t0 <= t1 <= after + 1e-3  # the wall clock, in seconds
+
+
 @pytest.mark.parametrize("source, where, message", [
     ("def f(x: int = 1, y: int) -> int:\n    return x\n", "1:19", "non-default argument follows default argument"),
     ("def f(x: Array(float64) = 1) -> int:\n    return 0\n", "1:7", "only scalar parameters can have a default value"),
@@ -98,6 +109,8 @@ def test_inferred_return_types(build, opt, pyddc):
     ("def f(n: int):\n    return f(n - 1) if n else 0\n", "1:1",
      "'f' is called recursively, so its return type cannot be inferred; annotate it"),
     ("def f(n: int):\n    if n:\n        return [1]\n    return 2\n", "4:12", "'f' returns int64 here and List(int64) at line 5"),
+    ("def f(A: Array(float64, 2)) -> int:\n    return argmax(A)[0]\n", "2:12",
+     "int64 cannot be indexed; argmax gives a flat index, as NumPy's; for coordinates write unravel_index(argmax(A), A.shape)"),
     ("def f(x: int) -> int:\n    s = 0\n    for a, b in zip(x):\n        s += a\n    return s\n", "3:9",
      "not enough values to unpack (expected 2, got 1)"),
 ])
@@ -108,3 +121,15 @@ def test_construct_errors(tmp_path, source, where, message):
     assert r.returncode == 1, r.stdout
     line, col = where.split(":")
     assert f"bad.pydd:{int(line) + 2}:{col}: error: {message}" in r.stderr, r.stderr
+
+
+def test_one_argument_where_subscripted_warns(tmp_path):
+    src = tmp_path / "firsts.pydd"
+    src.write_text("from pydd import *\n\ndef f(c: Array(bool)) -> int:\n    return where(c)[0]\n")
+    r = run_pyddc("--emit=ir", src)
+    assert r.returncode == 0, r.stderr
+    assert "firsts.pydd:4:12: warning: where(c) with one argument gives the indices of the true elements" in r.stderr
+    assert "    return where(c)[0]\n           ^" in r.stderr
+    src.write_text("from pydd import *\n\ndef f(c: Array(bool)) -> int:\n    return where(c)[1] + len(where(c, 1, 0))\n")
+    r = run_pyddc("--emit=ir", src)
+    assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
