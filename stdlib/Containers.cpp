@@ -140,11 +140,22 @@ std::string emitHeapTop(const Call& c, llvm::ArrayRef<std::string> args) {
 
 // ---- print --------------------------------------------------------------------
 
+/// Scalars, and lists, dicts and tuples of them (nested too): what print
+/// shows as Python's repr.
+bool printableInContainer(const Type& t) {
+  if (t.isScalar()) return true;
+  if (!t.isList() && !t.isDict() && !t.isTuple()) return false;
+  for (const Type& e : t.elems())
+    if (!printableInContainer(e)) return false;
+  return true;
+}
+
 Type printType(const Call& c, TypeRuleError& err) {
   for (size_t i = 0; i < c.args.size(); ++i) {
     const Type& t = c.args[i]->type;
-    if (!t.isScalar() && !t.isString() && !(t.isArray() && t.rank() == 1))
-      return fail(err, static_cast<int>(i), "print() of " + t.str() + " is not supported; print scalars and 1-D arrays");
+    if (!t.isString() && !(t.isArray() && t.rank() == 1) && !printableInContainer(t))
+      return fail(err, static_cast<int>(i), "print() of " + t.str() +
+                                                " is not supported; print scalars, 1-D arrays, and lists, dicts and tuples of scalars");
   }
   return Type::voidTy();
 }
