@@ -247,14 +247,16 @@ std::string emitRepeatRoll(const Call& c, llvm::ArrayRef<std::string> args) {
 }
 
 /// around(a, decimals=0) (np.round): NumPy's rounding, the input's type.
-/// round(x, ndigits) is Python's builtin: NumPy's on arrays, an int64 for
-/// a scalar without ndigits.
+/// round(x) is Python's builtin: an int64 for a scalar (arrays have no
+/// __round__ in Python, so they are refused).
 Type roundType(const Call& c, TypeRuleError& err) {
   const Type& a = arg(c, 0)->type;
   std::string name = c.callee;
   if ((!a.isArray() && !a.isScalar()) || a.elem() == ScalarKind::Bool)
     return fail(err, 0, name + "() expects numbers or an array of them, got " + a.str());
   if (!integerScalar(c, 1, "decimals", err)) return Type();
+  if (name == "round" && a.isArray())
+    return fail(err, 0, "round() of an array is a TypeError in Python (ndarray has no __round__); write np.round(a)");
   if (name == "round" && a.isScalar()) {
     if (arg(c, 1))
       return fail(err, 1, "round(x, ndigits) of a scalar rounds in decimal, as Python does, which pydd does not; write np.round(x, ndigits)");

@@ -824,6 +824,8 @@ def manipulation_family():
             for tail, call, oracle in (("", "around(a)", np.around), ("d1", "around(a, 1)", lambda x: np.around(x, 1)),
                                        ("dm1", "around(a, -1)", lambda x: np.around(x, -1)),
                                        ("builtin", "round(a)", builtins.round)):
+                if tail == "builtin" and r:
+                    continue  # round(ndarray) is a TypeError in Python: a compile error in pydd
                 cases.append(Case(_name(call.split("(")[0], _sig(dt, r), tail), "manipulation", a, f"return {call}",
                                   unary_patterns(r)[:4], oracle=oracle, zero_sign=False))
     sq = [[(4, 4)], [("transposed", (4, 4))], [(1, 1)], [(0, 0)], [(3, 4)], [("array", [[1, 2], [2, 4]])]]

@@ -111,6 +111,8 @@ def test_time(build, opt):
     ("def f(n: int):\n    if n:\n        return [1]\n    return 2\n", "4:12", "'f' returns int64 here and List(int64) at line 5"),
     ("def f(A: Array(float64, 2)) -> int:\n    return argmax(A)[0]\n", "2:12",
      "int64 cannot be indexed; argmax gives a flat index, as NumPy's; for coordinates write unravel_index(argmax(A), A.shape)"),
+    ("def f(x: Array(float64)) -> float64:\n    return round(x)[0]\n", "2:18",
+     "round() of an array is a TypeError in Python (ndarray has no __round__); write np.round(a)"),
     ("def f(x: int) -> int:\n    s = 0\n    for a, b in zip(x):\n        s += a\n    return s\n", "3:9",
      "not enough values to unpack (expected 2, got 1)"),
 ])
