@@ -87,3 +87,11 @@ def test_in_place_sort_method_is_refused(tmp_path):
     r = run_pyddc("--emit=ir", src)
     assert r.returncode == 1
     assert "sorts.pydd:4:5: error: x.sort() is NumPy's in-place method, which pydd does not have; write x = sort(x)" in r.stderr
+
+
+def test_tiling_rounding_and_searching(build, opt):
+    comp, ref = build("numpy_spelling", opt)
+    k = RNG.integers(-3, 4, size=(3, 4)).astype(np.int32)
+    x = RNG.normal(size=5).astype(np.float32)
+    got, _ = same(comp.reshuffle, ref.reshuffle, k, x, rtol=1e-6)
+    assert got[0].shape == (3, 4) and got[1].dtype == np.float32

@@ -51,7 +51,7 @@ bool is_nan_value(T x) {
 template <class T, int N, class F>
 void for_each_lane(const Array<T, N>& c, int k, F f) {
   const int64_t n = c.shape(k), inner = inner_extent<N>(c.shape(), k);
-  const int64_t outer = n * inner ? c.size() / (n * inner) : 0;
+  const int64_t outer = n * inner != 0 ? c.size() / (n * inner) : 0;
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < inner; ++j) f(c.data() + o * n * inner + j, n, inner);
 }
@@ -133,7 +133,7 @@ Array<R, N> join(const std::vector<Array<R, N>>& parts, int64_t axis, const char
     shape[k] += p.shape(k);
   }
   Array<R, N> out = Array<R, N>::empty(shape);
-  const int64_t inner = inner_extent<N>(shape, k), outer = shape[k] * inner ? out.size() / (shape[k] * inner) : 0;
+  const int64_t inner = inner_extent<N>(shape, k), outer = shape[k] * inner != 0 ? out.size() / (shape[k] * inner) : 0;
   R* q = out.data();
   for (int64_t o = 0; o < outer; ++o)
     for (const auto& p : parts) {
