@@ -95,7 +95,7 @@ class FunctionEmitter {
   }
 
   std::string emit() {
-    std::string decl = cxxDeclaration(M, F);
+    std::string decl = cxxDeclaration(M, F, false);
     std::string wrapper;
     if (Opts.parallel && Opts.parallel->spawnsTasks.count(&F)) {
       // The body creates tasks: it runs as an implicit finish (see
@@ -868,7 +868,13 @@ std::string cxxVariable(const Module& m, const Function& f, const std::string& n
   return id;
 }
 
-std::string cxxDeclaration(const Module& m, const Function& f) {
+/// A parameter's default (Python literal text) as a C++ constant of its type.
+std::string cxxDefaultValue(const Param& p) {
+  std::string v = p.defaultValue == "True" ? "true" : p.defaultValue == "False" ? "false" : p.defaultValue;
+  return std::string(cxxScalarType(p.type.elem())) + "(" + v + ")";
+}
+
+std::string cxxDeclaration(const Module& m, const Function& f, bool withDefaults) {
   std::set<std::string> rebound = assignedVars(*f.body);  // passed by value, not const&
   std::string s = cxxType(f.returnType) + " " + cxxIdentifier(f.name) + "(";
   for (size_t i = 0; i < f.params.size(); ++i) {
@@ -877,6 +883,7 @@ std::string cxxDeclaration(const Module& m, const Function& f) {
     // Arrays are passed by const reference unless the body rebinds them.
     if (p.type.isArray() && !rebound.count(p.name)) t = "const " + t + "&";
     s += (i ? ", " : "") + std::string("[[maybe_unused]] ") + t + " " + cxxVariable(m, f, p.name);
+    if (withDefaults && !p.defaultValue.empty()) s += " = " + cxxDefaultValue(p);
   }
   return s + ")";
 }
@@ -886,7 +893,7 @@ std::string emitKernelCpp(const Module& m, const CppOptions& options) {
   // runtime.h first, so that its precompiled form can be used.
   out += "#include \"pydd/runtime.h\"\n\n#include <cstdint>\n#include <limits>\n#include <tuple>\n\n";
   out += "namespace " + cxxIdentifier(m.name) + " {\n\n";
-  for (auto& f : m.functions) out += cxxDeclaration(m, *f) + ";\n";
+  for (auto& f : m.functions) out += cxxDeclaration(m, *f, true) + ";\n";
   for (auto& f : m.functions) out += "\n" + FunctionEmitter(m, *f, options).emit();
   out += "\n}  // namespace " + cxxIdentifier(m.name) + "\n";
   return out;

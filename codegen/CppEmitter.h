@@ -26,8 +26,9 @@ struct CppOptions {
 std::string emitKernelCpp(const Module& m, const CppOptions& options);
 
 /// The C++ declaration of `f` as it appears in the generated code and in
-/// the host=cpp header (without a trailing ';').
-std::string cxxDeclaration(const Module& m, const Function& f);
+/// the host=cpp header (without a trailing ';'); `withDefaults` adds the
+/// parameters' default values, for a first declaration.
+std::string cxxDeclaration(const Module& m, const Function& f, bool withDefaults);
 
 /// The C++ identifier for a function or module name (renamed if it is a
 /// C++ keyword or a name the generated code relies on).

@@ -56,7 +56,10 @@ bool usesSparse(const Type& t) {
 
 std::string signature(const Function& f) {
   std::string s = f.name + "(";
-  for (size_t i = 0; i < f.params.size(); ++i) s += (i ? ", " : "") + f.params[i].name + ": " + f.params[i].type.str();
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    s += (i ? ", " : "") + f.params[i].name + ": " + f.params[i].type.str();
+    if (!f.params[i].defaultValue.empty()) s += " = " + f.params[i].defaultValue;
+  }
   s += ")";
   if (!f.returnType.isVoid()) s += " -> " + f.returnType.str();
   return s;
@@ -92,8 +95,9 @@ std::string emitPythonGlue(const Module& m) {
         // so the bridge wants them writable (and copies the matrices).
         const Type& t = f->params[i].type;
         const bool mayWrite = written[i] || (!t.isArray() && !t.isSparse() && holdsArrays(t));
+        const std::string& d = f->params[i].defaultValue;
         params += "    {\"" + f->params[i].name + "\", " + abiType(t, defs, counter) + ", " +
-                  (mayWrite ? "true" : "false") + "},\n";
+                  (mayWrite ? "true" : "false") + ", " + (d.empty() ? "nullptr" : "\"" + d + "\"") + "},\n";
       }
     }
     results.push_back(f->returnType.isVoid() ? "{Kind::Void, Dtype::Bool, 0, 0, nullptr}"
@@ -134,7 +138,7 @@ std::string emitCppHeader(const Module& m) {
   if (sparse) out += "#include \"pydd/sparse.h\"\n";
   out += "\n";
   out += "namespace " + ns + " {\n\n";
-  for (auto& f : m.functions) out += "/// " + signature(*f) + "\n" + cxxDeclaration(m, *f) + ";\n";
+  for (auto& f : m.functions) out += "/// " + signature(*f) + "\n" + cxxDeclaration(m, *f, true) + ";\n";
   out += "\n}  // namespace " + ns + "\n";
   return out;
 }

@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "frontend/Keywords.h"
@@ -53,16 +55,14 @@ const char* unsupportedConstruct(llvm::StringRef type) {
       .Case("class_definition", "class definitions are")
       .Case("decorated_definition", "decorators are")
       .Case("lambda", "lambda expressions are")
-      .Case("list_comprehension", "list comprehensions are")
       .Case("dictionary_comprehension", "dict comprehensions are")
       .Case("set_comprehension", "set comprehensions are")
-      .Case("generator_expression", "generator expressions are")
+      .Case("generator_expression", "generator expressions outside a call are")
       .Case("with_statement", "'with' statements are")
       .Case("try_statement", "'try' statements are")
       .Case("global_statement", "'global' declarations are")
       .Case("nonlocal_statement", "'nonlocal' declarations are")
       .Case("raise_statement", "'raise' statements are")
-      .Case("assert_statement", "'assert' statements are")
       .Case("delete_statement", "'del' statements are")
       .Case("import_statement", "imports inside functions are")
       .Case("future_import_statement", "imports other than 'from pydd import ...' are")
@@ -84,7 +84,6 @@ const char* unsupportedConstruct(llvm::StringRef type) {
       .Case("none", "None values are")
       .Case("concatenated_string", "implicitly concatenated strings are")
       .Case("function_definition", "nested functions are")
-      .Case("if_clause", "comprehension clauses are")
       .Default(nullptr);
 }
 
@@ -221,6 +220,7 @@ class Lowerer {
     f->name = text(field(n, "name")).str();
     f->loc = locOf(n);
     if (!ts_node_is_null(field(n, "type_parameters"))) unsupported(field(n, "type_parameters"), "type parameters are not supported in pydd kernels");
+    bool sawDefault = false;
     for (TSNode p : namedChildren(field(n, "parameters"))) {
       llvm::StringRef t = typeOf(p);
       if (t == "typed_parameter") {
@@ -230,16 +230,23 @@ class Lowerer {
           unsupported(nameNode);
           continue;
         }
-        f->params.push_back({text(nameNode).str(), typeExpr(field(p, "type")), locOf(nameNode)});
-      } else if (t == "identifier") {
-        error(p, "parameter '" + text(p) + "' needs a type annotation, e.g. '" + text(p) + ": float64'");
-      } else if (t == "default_parameter" || t == "typed_default_parameter") {
-        error(p, "default parameter values are not supported in pydd kernels");
+        f->params.push_back({text(nameNode).str(), typeExpr(field(p, "type")), locOf(nameNode), {}});
+        if (sawDefault) error(p, "non-default argument follows default argument");
+      } else if (t == "identifier" || t == "default_parameter") {
+        llvm::StringRef name = text(t == "identifier" ? p : field(p, "name"));
+        error(p, "parameter '" + name + "' needs a type annotation, e.g. '" + name + ": float64'");
+      } else if (t == "typed_default_parameter") {
+        TSNode nameNode = field(p, "name");
+        Param param{text(nameNode).str(), typeExpr(field(p, "type")), locOf(nameNode), {}};
+        param.defaultValue = defaultValue(field(p, "value"));
+        f->params.push_back(std::move(param));
+        sawDefault = true;
       } else {
         unsupported(p);
       }
     }
     TSNode ret = field(n, "return_type");
+    f->inferReturn = ts_node_is_null(ret);
     if (!ts_node_is_null(ret)) {
       if (text(ret) == "None")
         f->returnType = Type::voidTy();
@@ -248,6 +255,41 @@ class Lowerer {
     }
     f->body = block(field(n, "body"));
     return f;
+  }
+
+  /// A parameter's default value as Python literal text: a number, possibly
+  /// negated, or True/False (what sema and the Python bridge read back).
+  std::string defaultValue(TSNode n) {
+    llvm::StringRef t = typeOf(n);
+    bool negated = t == "unary_operator" && text(field(n, "operator")) == "-";
+    TSNode literal = negated ? field(n, "argument") : n;
+    llvm::StringRef lt = typeOf(literal);
+    if (lt == "true" || lt == "false") {
+      if (!negated) return lt == "true" ? "True" : "False";
+    } else if (lt == "integer") {
+      if (auto* i = dyn_cast<IntLit>(integer(literal, negated).get())) return std::to_string(i->value);
+      return "0";  // reported
+    } else if (lt == "float") {
+      auto lit = floating(literal);
+      auto* f = dyn_cast<FloatLit>(lit.get());
+      if (!f) return "0";  // reported
+      double v = negated ? -f->value : f->value;
+      if (!std::isfinite(v)) {
+        error(n, "a default value must be a finite number");
+        return "0";
+      }
+      // The shortest text that reads back as v, as Python's repr.
+      char buf[40];
+      for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (std::strtod(buf, nullptr) == v) break;
+      }
+      std::string out = buf;
+      if (out.find_first_of(".e") == std::string::npos) out += ".0";
+      return out;
+    }
+    error(n, "a default parameter value must be a constant (a number, True or False) in pydd kernels");
+    return "0";
   }
 
   // ---- statements ------------------------------------------------------------
@@ -268,10 +310,24 @@ class Lowerer {
     return b;
   }
 
+  /// Lowers one statement into `out`, after the statements its list
+  /// comprehensions hoisted (they run first: see comprehension()).
   void statement(TSNode n, Block& out) {
+    std::vector<StmtPtr> hoisted;
+    std::vector<StmtPtr>* outer = Hoisted;
+    Hoisted = &hoisted;
+    Block lowered(locOf(n));
+    statementParts(n, lowered);
+    Hoisted = outer;
+    for (auto& h : hoisted) out.stmts.push_back(std::move(h));
+    for (auto& st : lowered.stmts) out.stmts.push_back(std::move(st));
+  }
+
+  void statementParts(TSNode n, Block& out) {
     llvm::StringRef t = typeOf(n);
     SourceLoc loc = locOf(n);
     if (t == "expression_statement") return expressionStatement(n, out);
+    if (t == "assert_statement") return assertStatement(n, out);
     if (t == "return_statement") {
       auto kids = namedChildren(n);
       ExprPtr value;
@@ -287,7 +343,7 @@ class Lowerer {
       if (!ts_node_is_null(field(n, "alternative")))
         return error(field(n, "alternative"), "'else' clauses on loops are not supported in pydd kernels");
       auto w = std::make_unique<While>(loc);
-      w->cond = expr(field(n, "condition"));
+      w->cond = withoutHoisting(field(n, "condition"), "a while condition");
       w->body = block(field(n, "body"));
       out.stmts.push_back(std::move(w));
       return;
@@ -321,7 +377,7 @@ class Lowerer {
       if (ct == "elif_clause") {
         ++BlockDepth;
         auto elif = std::make_unique<If>(locOf(c));
-        elif->cond = expr(field(c, "condition"));
+        elif->cond = withoutHoisting(field(c, "condition"), "an elif condition");
         elif->thenBody = block(field(c, "consequence"));
         If* next = elif.get();
         last->elseBody = std::make_unique<Block>(locOf(c));
@@ -335,60 +391,295 @@ class Lowerer {
     out.stmts.push_back(std::move(top));
   }
 
+  /// `assert cond, "message"`: `if not cond: assertion_error("message")`.
+  void assertStatement(TSNode n, Block& out) {
+    auto kids = namedChildren(n);
+    SourceLoc loc = locOf(n);
+    auto check = std::make_unique<If>(loc);
+    check->cond = std::make_unique<Not>(loc, expr(kids[0]));
+    auto raise = std::make_unique<Call>(loc, "assertion_error");
+    if (kids.size() > 1) {
+      if (typeOf(kids[1]) != "string") return error(kids[1], "an assert message must be a string literal in pydd kernels");
+      raise->args.push_back(string(kids[1]));
+    }
+    check->thenBody = std::make_unique<Block>(loc);
+    check->thenBody->stmts.push_back(std::make_unique<ExprStmt>(loc, std::move(raise)));
+    out.stmts.push_back(std::move(check));
+  }
+
   void forStatement(TSNode n, Block& out) {
     if (startsWithAsync(n)) return error(n, "'async for' is not supported in pydd kernels");
-    auto f = std::make_unique<For>(locOf(n));
-    if (const KeywordSite* site = siteAt(n)) f->parallel = site->kind == KeywordKind::Pfor;
     if (!ts_node_is_null(field(n, "alternative")))
       return error(field(n, "alternative"), "'else' clauses on loops are not supported in pydd kernels");
-    TSNode left = field(n, "left");
-    // `for k, v in d.items()` binds a temporary and unpacks it first thing
-    // in the body, which is what Python does.
-    std::unique_ptr<Assign> unpack;
-    llvm::StringRef lt = typeOf(left);
-    if (lt == "pattern_list" || lt == "tuple_pattern" || lt == "list_pattern") {
-      f->var = newTemp("item");
-      unpack = std::make_unique<Assign>(locOf(left));
-      targets(left, unpack->targets);
-      unpack->value = std::make_unique<VarRef>(locOf(left), f->var);
-    } else if (lt != "identifier") {
-      return error(left, "a for loop must bind a variable or a tuple of variables in pydd kernels");
-    } else {
-      f->var = text(left).str();
+    const KeywordSite* site = siteAt(n);
+    bool parallel = site && site->kind == KeywordKind::Pfor;
+    auto f = loopHeader(field(n, "left"), field(n, "right"), locOf(n), parallel, false, out);
+    if (!f) return;
+    BlockPtr body = block(field(n, "body"));
+    for (auto& st : body->stmts) f->body->stmts.push_back(std::move(st));
+    out.stmts.push_back(std::move(f));
+  }
+
+  // ---- for loops -------------------------------------------------------------
+  //
+  // `for LEFT in RIGHT` is a For over range bounds or over the elements of a
+  // value; what each iteration binds is an expression of the loop variable,
+  // or a tuple of them for zip(...) and enumerate(...), which lower to
+  // counted loops and indexing (no iterator objects):
+  //
+  //   for a, b in zip(X, Y):       for i in range(min(len(X), len(Y))): a, b = X[i], Y[i]
+  //   for i, x in enumerate(X):    c = 0; for item in X: i, x = c, item; c = c + 1
+  //   for i, (a, b) in enumerate(zip(X, Y)):  the zip loop, with i = its index + start
+  //
+  // The loop's body starts with the assignment that binds LEFT.
+
+  /// What one iteration binds: an expression, or a tuple of items.
+  struct LoopItem {
+    ExprPtr value;
+    std::vector<LoopItem> parts;
+  };
+
+  bool isBuiltinCall(TSNode n, llvm::StringRef name) {
+    if (typeOf(n) != "call") return false;
+    TSNode fn = field(n, "function");
+    return typeOf(fn) == "identifier" && text(fn) == name && !Renames.count(name.str());
+  }
+
+  /// The positional arguments of a builtin call; keywords other than `allowed` are errors.
+  bool builtinArguments(TSNode call, std::vector<TSNode>& args, TSNode* keyword = nullptr, const char* allowed = nullptr) {
+    llvm::StringRef name = text(field(call, "function"));
+    TSNode argList = field(call, "arguments");
+    if (typeOf(argList) != "argument_list") {
+      unsupported(argList);
+      return false;
     }
-    f->varLoc = locOf(left);
-    TSNode right = field(n, "right");
-    // `range(...)` is loop syntax, not a value: keep its bounds apart.
-    if (typeOf(right) == "call" && text(field(right, "function")) == "range") {
-      TSNode argList = field(right, "arguments");
-      std::vector<ExprPtr> args;
-      for (TSNode a : namedChildren(argList)) {
-        if (typeOf(a) == "keyword_argument") {
-          error(a, "range() takes no keyword arguments");
-          return;
-        }
-        args.push_back(expr(a));
+    for (TSNode a : namedChildren(argList)) {
+      if (typeOf(a) != "keyword_argument") {
+        args.push_back(a);
+        continue;
       }
+      if (!allowed) {
+        error(a, name + "() takes no keyword arguments");
+        return false;
+      }
+      if (text(field(a, "name")) != allowed) {
+        error(a, name + "() got an unexpected keyword argument '" + text(field(a, "name")) + "'");
+        return false;
+      }
+      *keyword = field(a, "value");
+    }
+    return true;
+  }
+
+  /// The For of `for left in right`, with the statements binding `left`
+  /// at the start of its body; statements that must run once before the
+  /// loop go to `before`. In a comprehension (`ownScope`) the names bound
+  /// by `left` are renamed to fresh variables after `right` is lowered.
+  std::unique_ptr<For> loopHeader(TSNode left, TSNode right, SourceLoc loc, bool parallel, bool ownScope, Block& before) {
+    llvm::StringRef lt = typeOf(left);
+    bool pattern = lt == "pattern_list" || lt == "tuple_pattern" || lt == "list_pattern";
+    if (!pattern && lt != "identifier") {
+      error(left, "a for loop must bind a variable or a tuple of variables in pydd kernels");
+      return nullptr;
+    }
+    auto f = std::make_unique<For>(loc);
+    f->parallel = parallel;
+    f->varLoc = locOf(left);
+    f->body = std::make_unique<Block>(loc);
+    LoopItem item;
+    if (isBuiltinCall(right, "enumerate")) {
+      std::vector<TSNode> args;
+      TSNode startNode{};
+      if (!builtinArguments(right, args, &startNode, "start")) return nullptr;
+      bool hasStart = !ts_node_is_null(startNode);
+      if (args.empty() || args.size() + hasStart > 2) {
+        error(right, "enumerate() takes an iterable and an optional start");
+        return nullptr;
+      }
+      if (args.size() == 2) startNode = args[1], hasStart = true;
+      SourceLoc rl = locOf(right);
+      ExprPtr start = hasStart ? expr(startNode) : std::make_unique<IntLit>(rl, 0);
+      LoopItem index, element;
+      if (isBuiltinCall(args[0], "zip")) {
+        if (!zipLoop(args[0], *f, before, element)) return nullptr;
+        index.value = std::make_unique<Binary>(rl, BinaryOp::Add, std::make_unique<VarRef>(rl, f->var), std::move(start));
+      } else {
+        if (parallel) {
+          error(right, "pfor over enumerate(...) is not supported; write 'pfor i in range(len(x))'");
+          return nullptr;
+        }
+        std::string counter = newTemp("count");
+        auto init = std::make_unique<Assign>(rl);
+        init->targets.push_back(std::make_unique<VarRef>(rl, counter));
+        init->value = std::move(start);
+        f->isRange = false;
+        f->iterable = expr(args[0]);
+        before.stmts.push_back(std::move(init));
+        f->var = newTemp("item");
+        index.value = std::make_unique<VarRef>(rl, counter);
+        element.value = std::make_unique<VarRef>(rl, f->var);
+        // The count steps before the body runs (a `continue` skips nothing),
+        // after the binding that reads it.
+        auto step = std::make_unique<Assign>(rl);
+        step->targets.push_back(std::make_unique<VarRef>(rl, counter));
+        step->value = std::make_unique<Binary>(rl, BinaryOp::Add, std::make_unique<VarRef>(rl, counter),
+                                               std::make_unique<IntLit>(rl, 1));
+        f->body->stmts.push_back(std::move(step));
+      }
+      item.parts.push_back(std::move(index));
+      item.parts.push_back(std::move(element));
+    } else if (isBuiltinCall(right, "zip")) {
+      if (!zipLoop(right, *f, before, item)) return nullptr;
+    } else if (isBuiltinCall(right, "range")) {
+      // `range(...)` is loop syntax, not a value: keep its bounds apart.
+      std::vector<TSNode> args;
+      if (!builtinArguments(right, args)) return nullptr;
       if (args.empty() || args.size() > 3) {
         error(right, "range expected 1 to 3 arguments, got " + llvm::Twine(args.size()));
-        return;
+        return nullptr;
       }
       SourceLoc rl = locOf(right);
-      if (args.size() == 1) {
-        f->start = std::make_unique<IntLit>(rl, 0);
-        f->stop = std::move(args[0]);
-      } else {
-        f->start = std::move(args[0]);
-        f->stop = std::move(args[1]);
-      }
-      f->step = args.size() == 3 ? std::move(args[2]) : std::make_unique<IntLit>(rl, 1);
+      std::vector<ExprPtr> bounds;
+      for (TSNode a : args) bounds.push_back(expr(a));
+      f->start = bounds.size() == 1 ? std::make_unique<IntLit>(rl, 0) : std::move(bounds[0]);
+      f->stop = std::move(bounds[bounds.size() == 1 ? 0 : 1]);
+      f->step = bounds.size() == 3 ? std::move(bounds[2]) : std::make_unique<IntLit>(rl, 1);
     } else {
       f->isRange = false;
       f->iterable = expr(right);
     }
-    f->body = block(field(n, "body"));
-    if (unpack) f->body->stmts.insert(f->body->stmts.begin(), std::move(unpack));
-    out.stmts.push_back(std::move(f));
+    if (ownScope) scopeNames(left);
+    if (f->var.empty()) {
+      if (!pattern) {
+        f->var = name(left);
+        return f;
+      }
+      f->var = newTemp("item");
+      item.value = std::make_unique<VarRef>(locOf(left), f->var);
+    }
+    std::vector<StmtPtr> binding;
+    bind(left, std::move(item), binding);
+    f->body->stmts.insert(f->body->stmts.begin(), std::make_move_iterator(binding.begin()),
+                          std::make_move_iterator(binding.end()));
+    return f;
+  }
+
+  /// zip(X, Y, ...) as a counted loop: f runs its variable over
+  /// range(min(len(X), len(Y), ...)) and `item` is (X[i], Y[i], ...).
+  /// `range(stop)` and `range(start, stop)` may be zipped too.
+  bool zipLoop(TSNode call, For& f, Block& before, LoopItem& item) {
+    std::vector<TSNode> args;
+    if (!builtinArguments(call, args)) return false;
+    if (args.empty()) {
+      error(call, "zip() needs at least one sequence in pydd kernels");
+      return false;
+    }
+    SourceLoc loc = locOf(call);
+    f.var = newTemp("i");
+    std::vector<ExprPtr> lengths;
+    auto once = [&](TSNode n, const char* hint) -> std::string {
+      if (typeOf(n) == "identifier") return name(n);
+      std::string temp = newTemp(hint);
+      auto a = std::make_unique<Assign>(locOf(n));
+      a->targets.push_back(std::make_unique<VarRef>(locOf(n), temp));
+      a->value = expr(n);
+      before.stmts.push_back(std::move(a));
+      return temp;
+    };
+    auto var = [&](const std::string& v, SourceLoc at) { return std::make_unique<VarRef>(at, v); };
+    for (TSNode a : args) {
+      SourceLoc at = locOf(a);
+      LoopItem part;
+      if (isBuiltinCall(a, "range")) {
+        std::vector<TSNode> bounds;
+        if (!builtinArguments(a, bounds)) return false;
+        if (bounds.empty() || bounds.size() > 2) {
+          error(a, "zip() over range() takes range(stop) or range(start, stop) in pydd kernels");
+          return false;
+        }
+        std::string start = bounds.size() == 2 ? once(bounds[0], "start") : "";
+        std::string stop = once(bounds.back(), "stop");
+        if (bounds.size() == 1) {
+          part.value = var(f.var, at);
+          lengths.push_back(var(stop, at));
+        } else {
+          part.value = std::make_unique<Binary>(at, BinaryOp::Add, var(start, at), var(f.var, at));
+          lengths.push_back(std::make_unique<Binary>(at, BinaryOp::Sub, var(stop, at), var(start, at)));
+        }
+      } else {
+        std::string seq = once(a, "seq");
+        auto element = std::make_unique<Index>(at, var(seq, at));
+        element->indices.push_back(var(f.var, at));
+        part.value = std::move(element);
+        auto len = std::make_unique<Call>(at, "len");
+        len->args.push_back(var(seq, at));
+        lengths.push_back(std::move(len));
+      }
+      item.parts.push_back(std::move(part));
+    }
+    f.start = std::make_unique<IntLit>(loc, 0);
+    f.step = std::make_unique<IntLit>(loc, 1);
+    if (lengths.size() == 1) {
+      f.stop = std::move(lengths[0]);
+    } else {
+      auto shortest = std::make_unique<Call>(loc, "min");
+      shortest->args = std::move(lengths);
+      f.stop = std::move(shortest);
+    }
+    return true;
+  }
+
+  /// Statements that bind `left` to `item`: one assignment where the
+  /// pattern follows the item's tuple structure (all values read before
+  /// any target is stored), and an unpacking assignment for each
+  /// sub-pattern bound to a single value.
+  void bind(TSNode left, LoopItem item, std::vector<StmtPtr>& out) {
+    SourceLoc loc = locOf(left);
+    auto a = std::make_unique<Assign>(loc);
+    std::vector<ExprPtr> values;
+    std::vector<std::pair<TSNode, ExprPtr>> unpacks;
+    flattenBinding(left, std::move(item), a->targets, values, unpacks);
+    if (values.size() == 1) {
+      a->value = std::move(values[0]);
+    } else {
+      auto tuple = std::make_unique<TupleLit>(loc, false);
+      tuple->elems = std::move(values);
+      a->value = std::move(tuple);
+    }
+    if (!a->targets.empty()) out.push_back(std::move(a));
+    for (auto& [pattern, value] : unpacks) {
+      auto u = std::make_unique<Assign>(locOf(pattern));
+      targets(pattern, u->targets);
+      u->value = std::move(value);
+      out.push_back(std::move(u));
+    }
+  }
+
+  void flattenBinding(TSNode left, LoopItem item, std::vector<ExprPtr>& targetsOut, std::vector<ExprPtr>& values,
+                      std::vector<std::pair<TSNode, ExprPtr>>& unpacks) {
+    llvm::StringRef lt = typeOf(left);
+    bool pattern = lt == "pattern_list" || lt == "tuple_pattern" || lt == "list_pattern";
+    if (pattern && !item.parts.empty()) {
+      auto kids = namedChildren(left);
+      if (kids.size() != item.parts.size()) {
+        error(left, llvm::Twine(kids.size() > item.parts.size() ? "not enough" : "too many") + " values to unpack (expected " +
+                        llvm::Twine(kids.size()) + ", got " + llvm::Twine(item.parts.size()) + ")");
+        return;
+      }
+      for (size_t i = 0; i < kids.size(); ++i) flattenBinding(kids[i], std::move(item.parts[i]), targetsOut, values, unpacks);
+      return;
+    }
+    ExprPtr value = itemValue(std::move(item), locOf(left));
+    if (pattern) return unpacks.push_back({left, std::move(value)});
+    targets(left, targetsOut);
+    values.push_back(std::move(value));
+  }
+
+  static ExprPtr itemValue(LoopItem item, SourceLoc loc) {
+    if (item.parts.empty()) return std::move(item.value);
+    auto tuple = std::make_unique<TupleLit>(loc, false);
+    for (auto& p : item.parts) tuple->elems.push_back(itemValue(std::move(p), loc));
+    return tuple;
   }
 
   void expressionStatement(TSNode n, Block& out) {
@@ -585,7 +876,7 @@ class Lowerer {
   ExprPtr expr(TSNode n) {
     SourceLoc loc = locOf(n);
     llvm::StringRef t = typeOf(n);
-    if (t == "identifier") return std::make_unique<VarRef>(loc, text(n).str());
+    if (t == "identifier") return std::make_unique<VarRef>(loc, name(n));
     if (t == "integer") return integer(n, false);
     if (t == "float") return floating(n);
     if (t == "true" || t == "false") return std::make_unique<BoolLit>(loc, t == "true");
@@ -614,15 +905,21 @@ class Lowerer {
     }
     if (t == "boolean_operator") {
       bool isAnd = text(field(n, "operator")) == "and";
-      return std::make_unique<Logical>(loc, isAnd, expr(field(n, "left")), expr(field(n, "right")));
+      ExprPtr lhs = expr(field(n, "left"));
+      return std::make_unique<Logical>(loc, isAnd, std::move(lhs), withoutHoisting(field(n, "right"), "the right operand of 'and'/'or'"));
     }
     if (t == "not_operator") return std::make_unique<Not>(loc, expr(field(n, "argument")));
     if (t == "comparison_operator") return comparison(n);
     if (t == "conditional_expression") {
       auto kids = namedChildren(n);
-      if (kids.size() == 3) return std::make_unique<Select>(loc, expr(kids[1]), expr(kids[0]), expr(kids[2]));
+      if (kids.size() == 3) {
+        ExprPtr cond = expr(kids[1]);
+        ExprPtr yes = withoutHoisting(kids[0], "a conditional expression's branch");
+        return std::make_unique<Select>(loc, std::move(cond), std::move(yes), withoutHoisting(kids[2], "a conditional expression's branch"));
+      }
     }
     if (t == "call") return call(n);
+    if (t == "list_comprehension") return comprehension(n);
     if (t == "subscript") {
       auto x = std::make_unique<Index>(loc, expr(field(n, "value")));
       auto kids = namedChildren(n);
@@ -650,6 +947,98 @@ class Lowerer {
     }
     unsupported(n);
     return poison(loc);
+  }
+
+  /// A name as the current scope sees it (a comprehension's own variables
+  /// are renamed apart from the function's).
+  std::string name(TSNode identifier) {
+    std::string n = text(identifier).str();
+    auto it = Renames.find(n);
+    return it == Renames.end() ? n : it->second;
+  }
+
+  /// Gives each name bound by a comprehension's `for` target a fresh
+  /// variable: Python 3 comprehensions have their own scope.
+  void scopeNames(TSNode target) {
+    if (typeOf(target) == "identifier") {
+      Renames[text(target).str()] = newTemp(text(target).str());
+      return;
+    }
+    for (TSNode c : namedChildren(target)) scopeNames(c);
+  }
+
+  /// `e` where it may not run on every evaluation of its statement (or
+  /// runs more than once): a comprehension there cannot be hoisted.
+  ExprPtr withoutHoisting(TSNode e, const char* where) {
+    const char* outer = NoHoist;
+    NoHoist = where;
+    ExprPtr r = expr(e);
+    NoHoist = outer;
+    return r;
+  }
+
+  /// `[body for x in s if c ...]` (or a generator consumed by a call):
+  /// hoisted before the statement that holds it as a loop that appends to
+  /// a fresh list, whose element type sema infers from the appends:
+  ///
+  ///   list_0 = []
+  ///   for x_1 in s:
+  ///       if c:
+  ///           list_0.append(body)
+  ///
+  /// The expression is then that list. It runs before the rest of its
+  /// statement, so it may not sit where Python evaluates lazily or
+  /// repeatedly (a branch of `x if c else y`, the right of `and`/`or`,
+  /// while and elif conditions).
+  ExprPtr comprehension(TSNode n) {
+    SourceLoc loc = locOf(n);
+    if (NoHoist || !Hoisted) {
+      error(n, llvm::Twine("a list comprehension in ") + (NoHoist ? NoHoist : "this position") +
+                   " is not supported in pydd kernels; assign it to a variable first");
+      return poison(loc);
+    }
+    std::string result = newTemp("list");
+    auto init = std::make_unique<Assign>(loc);
+    init->targets.push_back(std::make_unique<VarRef>(loc, result));
+    init->value = std::make_unique<TupleLit>(loc, true);
+    Hoisted->push_back(std::move(init));
+    auto renames = Renames;
+    std::vector<StmtPtr>* outer = Hoisted;
+    std::vector<StmtPtr>* sink = Hoisted;
+    for (TSNode c : namedChildren(n)) {
+      llvm::StringRef ct = typeOf(c);
+      Hoisted = sink;
+      if (ct == "for_in_clause") {
+        if (startsWithAsync(c)) {
+          error(c, "asynchronous comprehensions are not supported in pydd kernels");
+          break;
+        }
+        Block before(locOf(c));
+        auto f = loopHeader(field(c, "left"), field(c, "right"), locOf(c), false, true, before);
+        if (!f) break;
+        for (auto& st : before.stmts) sink->push_back(std::move(st));
+        std::vector<StmtPtr>* body = &f->body->stmts;
+        sink->push_back(std::move(f));
+        sink = body;
+      } else if (ct == "if_clause") {
+        auto kids = namedChildren(c);
+        auto test = std::make_unique<If>(locOf(c));
+        test->cond = expr(kids[0]);
+        test->thenBody = std::make_unique<Block>(locOf(c));
+        std::vector<StmtPtr>* body = &test->thenBody->stmts;
+        sink->push_back(std::move(test));
+        sink = body;
+      }
+    }
+    Hoisted = sink;
+    auto append = std::make_unique<Call>(loc, "append");
+    append->isMethod = true;
+    append->args.push_back(std::make_unique<VarRef>(loc, result));
+    append->args.push_back(expr(field(n, "body")));
+    sink->push_back(std::make_unique<ExprStmt>(loc, std::move(append)));
+    Hoisted = outer;
+    Renames = std::move(renames);
+    return std::make_unique<VarRef>(loc, result);
   }
 
   static bool isBitwiseLogic(BinaryOp op) {
@@ -855,7 +1244,8 @@ class Lowerer {
       llvm::StringRef kt = typeOf(k);
       if (kt == "comment") continue;
       if (ts_node_is_named(k)) {
-        c->operands.push_back(expr(k));
+        // From the third operand on, a chain evaluates lazily.
+        c->operands.push_back(c->operands.size() < 2 ? expr(k) : withoutHoisting(k, "a comparison chain"));
         continue;
       }
       int op = llvm::StringSwitch<int>(kt)
@@ -881,10 +1271,7 @@ class Lowerer {
   ExprPtr call(TSNode n) {
     TSNode fn = field(n, "function");
     TSNode argList = field(n, "arguments");
-    if (typeOf(argList) == "generator_expression") {
-      unsupported(argList);
-      return poison(locOf(n));
-    }
+
     std::unique_ptr<Call> c;
     if (typeOf(fn) == "attribute") {
       // `x.name(args)`: a library function or container method called on x.
@@ -896,6 +1283,11 @@ class Lowerer {
     } else {
       error(fn, "only named functions and methods can be called in pydd kernels");
       return poison(locOf(n));
+    }
+    // `f(x for x in s)`: the generator is consumed whole, as a list would be.
+    if (typeOf(argList) == "generator_expression") {
+      c->args.push_back(comprehension(argList));
+      return c;
     }
     for (TSNode a : namedChildren(argList)) {
       if (typeOf(a) == "keyword_argument") {
@@ -914,6 +1306,9 @@ class Lowerer {
   llvm::StringRef Text;
   std::vector<KeywordSite> Sites;
   std::set<std::string> FunctionNames;  // every identifier of the current function
+  std::map<std::string, std::string> Renames;  // a comprehension's variables
+  std::vector<StmtPtr>* Hoisted = nullptr;     // run before the current statement
+  const char* NoHoist = nullptr;               // why a comprehension cannot be hoisted here
   unsigned NextTemp = 0;
   unsigned BlockDepth = 0;
 };

@@ -1,6 +1,8 @@
 #include "frontend/Sema.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -75,6 +77,7 @@ class Resolver : public Mutator {
       }
     }
     mutateChildren(*e);
+    if (auto* idx = dyn_cast<Index>(e.get())) warnFirstSubscript(*idx);
     if (auto* attr = dyn_cast<Attribute>(e.get())) {
       // Array attributes are library calls: A.shape, A.T, A.ndim, A.size, A.dtype.
       static const std::map<std::string, const char*> attributes = {
@@ -106,6 +109,16 @@ class Resolver : public Mutator {
   Function* Current = nullptr;
 
  private:
+  /// `where(c)[0]` written for NumPy's tuple (see LibraryFunction::warnOnFirstSubscript).
+  void warnFirstSubscript(const Index& x) {
+    auto* c = dyn_cast<Call>(x.base.get());
+    int64_t k;
+    if (!c || !c->library || !c->library->warnOnFirstSubscript || c->args.size() != c->library->required ||
+        x.indices.size() != 1 || !constantInt(*x.indices[0], k) || k != 0)
+      return;
+    Diag.warning(x.loc, c->library->subscriptNote);
+  }
+
   // ---- NumPy's spelling: np.sum(x), np.float64, np.pi ----
 
   /// Whether `e` names the numpy module (`np`, `numpy`) or numpy.linalg.
@@ -257,13 +270,22 @@ class Resolver : public Mutator {
         Diag.error(c.loc, "unknown method '" + c.callee + "'");
         return e;
       }
+      if (lib->functionOnly) {
+        Diag.error(c.loc, "x." + c.callee + "() is NumPy's in-place method, which pydd does not have; write x = " + c.callee +
+                              "(x) (a new array)");
+        return e;
+      }
       return bindLibrary(std::move(e), *lib);
     }
     if (Function* f = M.find(c.callee)) {
       c.target = CallTarget::User;
       std::vector<std::string> names;
-      for (auto& p : f->params) names.push_back(p.name);
-      bindArguments(c, names, names.size(), false);
+      size_t required = 0;
+      for (auto& p : f->params) {
+        names.push_back(p.name);
+        if (p.defaultValue.empty()) required = names.size();
+      }
+      bindArguments(c, names, required, false);
       return e;
     }
     const LibraryFunction* lib = lookupLibraryFunction(c.callee);
@@ -296,6 +318,16 @@ class Resolver : public Mutator {
     for (size_t i = 0; i < names.size() && i < c.args.size(); ++i)
       if (names[i] == "dtype" && c.args[i]) c.args[i] = typeNameAsValue(std::move(c.args[i]));
     return e;
+  }
+
+  /// A default value's text ("3", "-0.5", "True") as a literal.
+  static ExprPtr literal(llvm::StringRef text, SourceLoc loc) {
+    if (text == "True" || text == "False") return std::make_unique<BoolLit>(loc, text == "True");
+    int64_t i;
+    if (!text.getAsInteger(10, i)) return std::make_unique<IntLit>(loc, i);
+    double d = 0;
+    (void)text.getAsDouble(d);
+    return std::make_unique<FloatLit>(loc, d);
   }
 
   /// The catalog's default for parameter `name` of `lib` as an expression,
@@ -350,6 +382,13 @@ class Resolver : public Mutator {
     if (c.target == CallTarget::Library)
       for (size_t i = 0; i < c.args.size(); ++i)
         if (!c.args[i]) c.args[i] = defaultArgument(*c.library, names[i], c.loc);
+    // A user function's call passes every argument: its defaults are filled in.
+    if (c.target == CallTarget::User) {
+      const Function& f = *M.find(c.callee);
+      c.args.resize(f.params.size());
+      for (size_t i = 0; i < c.args.size(); ++i)
+        if (!c.args[i] && !f.params[i].defaultValue.empty()) c.args[i] = literal(f.params[i].defaultValue, c.loc);
+    }
     for (size_t i = 0; i < c.args.size(); ++i)
       if (!c.args[i]) Diag.error(c.loc, c.callee + "() missing argument '" + names[i] + "'");
   }
@@ -362,6 +401,9 @@ class Resolver : public Mutator {
 
 struct VarInfo {
   Type type;
+  /// Assigned an empty container (`l = []`) and nothing typed yet: the
+  /// element type comes from what the code appends (`l.append(x)`).
+  Type empty;
   bool declared = false;  // annotated: the type is fixed
   bool isParam = false;
   SourceLoc loc;          // first definition
@@ -383,6 +425,8 @@ class FunctionTyper {
     collectDeclarations(*F.body);
     if (Diag.errorCount() != before) return false;
     infer();
+    if (Diag.errorCount() != before) return false;
+    if (F.inferReturn) inferReturnType(*F.body);
     if (Diag.errorCount() != before) return false;
     checkAssignedBeforeUse();
     if (Diag.errorCount() != before) return false;
@@ -448,10 +492,14 @@ class FunctionTyper {
       return false;
     }
     if (!t.isComplete()) {
-      if (report)
-        Diag.error(loc, "cannot infer the element type of an empty " + t.str().substr(0, t.str().find('(')) +
-                            "; annotate it, as in '" + name + ": " +
-                            (t.isDict() ? "Dict(int64, float64)" : t.isHeap() ? "Heap(float64)" : "List(int64)") + " = ...'");
+      // `l = []` is typed by the appends that follow; an empty literal
+      // then takes l's type.
+      if (v.type.isUnknown() && t.isList()) {
+        v.empty = t;
+        return false;
+      }
+      if (v.type.kind() == t.kind()) return false;
+      if (report) reportEmpty(name, t, loc);
       return false;
     }
     if (v.type.isUnknown()) {
@@ -487,9 +535,61 @@ class FunctionTyper {
     inferBlock(*F.body);
     if (Diag.errorCount() != before) return;
     for (auto& [name, v] : Vars) {
-      if (v.type.isUnknown())
+      if (v.type.isUnknown() && !v.empty.isUnknown())
+        reportEmpty(name, v.empty, v.loc);
+      else if (v.type.isUnknown())
         Diag.error(v.loc, "cannot infer the type of '" + name + "'; add an annotation '" + name + ": Type'");
     }
+  }
+
+  void reportEmpty(const std::string& name, const Type& t, SourceLoc loc) {
+    Diag.error(loc, "cannot infer the element type of an empty " + t.str().substr(0, t.str().find('(')) +
+                        "; annotate it, as in '" + name + ": " +
+                        (t.isDict() ? "Dict(int64, float64)" : t.isHeap() ? "Heap(float64)" : "List(int64)") + " = ...'" +
+                        (t.isList() ? " (or append to it)" : ""));
+  }
+
+  /// The return type of a function without a return annotation: the type
+  /// of the values it returns (scalars promote, as assignments do), or
+  /// nothing when no return has a value.
+  void inferReturnType(Block& b) {
+    for (auto& s : b.stmts) {
+      if (auto* r = dyn_cast<Return>(s.get()); r && r->value) {
+        Type t = typeOf(r->value, true);
+        if (t.isUnknown()) continue;
+        VarInfo result;
+        result.type = ReturnSoFar;
+        result.loc = ReturnLoc;
+        if (!t.isComplete() || t.isVoid() || t.isString()) {
+          Diag.error(r->value->loc, "cannot infer the return type of '" + F.name + "' from a value of type " + t.str() +
+                                        "; annotate it, as in 'def " + F.name + "(...) -> Type:'");
+          continue;
+        }
+        if (!ReturnSoFar.isUnknown() && ReturnSoFar != t && !(ReturnSoFar.isScalar() && t.isScalar())) {
+          Diag.error(r->value->loc, "'" + F.name + "' returns " + t.str() + " here and " + ReturnSoFar.str() + " at line " +
+                                        std::to_string(ReturnLoc.line) + "; annotate its return type");
+          continue;
+        }
+        if (ReturnSoFar.isUnknown()) ReturnLoc = r->value->loc;
+        ReturnSoFar = ReturnSoFar.isUnknown() ? t : ReturnSoFar.isScalar() ? Type::scalar(promote(ReturnSoFar.elem(), t.elem())) : t;
+      }
+      forEachPart(*s, [](ExprPtr&) {}, [&](Block& inner) { inferReturnType(inner); });
+    }
+    if (&b == F.body.get()) F.returnType = ReturnSoFar.isUnknown() ? Type::voidTy() : ReturnSoFar;
+  }
+  Type ReturnSoFar;
+  SourceLoc ReturnLoc;
+
+  /// `l.append(x)` on a list so far only assigned `[]` makes it a List of x's type.
+  void inferAppend(ExprStmt& s) {
+    auto* c = dyn_cast<Call>(s.expr.get());
+    if (!c || !c->isMethod || c->callee != "append" || c->args.size() != 2) return;
+    auto* var = dyn_cast<VarRef>(c->args[0].get());
+    auto it = var ? Vars.find(var->name) : Vars.end();
+    if (it == Vars.end() || !it->second.type.isUnknown() || it->second.empty.isUnknown()) return;
+    Type elem = typeOf(c->args[1], false);
+    if (elem.isUnknown() || elem.isVoid() || elem.isString()) return;
+    Changed |= unify(it->second, var->name, Type::list(elem), var->loc, false);
   }
 
   void inferBlock(Block& b) {
@@ -531,6 +631,7 @@ class FunctionTyper {
       inferBlock(*f->body);
       return;
     }
+    if (auto* e = dyn_cast<ExprStmt>(&s)) inferAppend(*e);
     forEachPart(s, [](ExprPtr&) {}, [&](Block& inner) { inferBlock(inner); });
   }
 
@@ -983,7 +1084,10 @@ class FunctionTyper {
         return bad(report, x.indices[0]->loc, "a tuple index must be a constant in range, as in t[0]");
       return bt.elems()[static_cast<size_t>(i < 0 ? i + static_cast<int64_t>(bt.elems().size()) : i)];
     }
-    return bad(report, x.base->loc, bt.str() + " cannot be indexed");
+    std::string note;
+    if (auto* c = dyn_cast<Call>(x.base.get()); c && c->library && c->library->subscriptNote && !c->library->warnOnFirstSubscript)
+      note = std::string("; ") + c->library->subscriptNote;
+    return bad(report, x.base->loc, bt.str() + " cannot be indexed" + note);
   }
 
 
@@ -1181,8 +1285,8 @@ class FunctionTyper {
         }
         finalizeExpr(r.value);
         if (F.returnType.isVoid()) {
-          Diag.error(r.value->loc, "'" + F.name + "' has no return annotation but returns a value; add '-> " +
-                                       r.value->type.str() + "' to its signature");
+          Diag.error(r.value->loc, "'" + F.name + "' is declared '-> None' but returns a value; declare '-> " +
+                                       r.value->type.str() + "' (or leave the return type out to infer it)");
           return;
         }
         r.value = convertForAssignment(std::move(r.value), F.returnType, "the return value of '" + F.name + "'");
@@ -1434,12 +1538,28 @@ bool containsHeap(const Type& t) {
   return false;
 }
 
+/// A default value must be one the parameter accepts from Python.
+void checkDefault(const Param& p, Diagnostics& diag) {
+  llvm::StringRef text(p.defaultValue);
+  if (!p.type.isScalar()) {
+    diag.error(p.loc, "only scalar parameters can have a default value; '" + p.name + "' is " + p.type.str());
+    return;
+  }
+  bool isFloat = text != "True" && text != "False" && text.find_first_of(".e") != llvm::StringRef::npos;
+  int64_t i = 0;
+  if (isFloat && !isFloatKind(p.type.elem()))
+    diag.error(p.loc, "the default value " + p.defaultValue + " of '" + p.name + "' is not a " + p.type.str());
+  else if (p.type.elem() == ScalarKind::Int32 && !text.getAsInteger(10, i) && (i < INT32_MIN || i > INT32_MAX))
+    diag.error(p.loc, "the default value " + p.defaultValue + " of '" + p.name + "' does not fit in int32");
+}
+
 void checkSignatures(Module& m, Diagnostics& diag) {
   std::set<std::string> seen;
   for (auto& f : m.functions) {
     if (!seen.insert(f->name).second) diag.error(f->loc, "function '" + f->name + "' is defined twice");
     for (auto& p : f->params) {
       if (p.type.isUnknown()) diag.error(p.loc, "parameter '" + p.name + "' has no usable type");
+      if (!p.defaultValue.empty() && !p.type.isUnknown()) checkDefault(p, diag);
       if (containsHeap(p.type))
         diag.error(p.loc, "parameter '" + p.name + "' is a " + p.type.str() +
                               ", which has no Python equivalent to pass; pass a List and build the heap inside");
@@ -1451,6 +1571,49 @@ void checkSignatures(Module& m, Diagnostics& diag) {
 
 }  // namespace
 
+bool returnsValue(const Block& b) {
+  for (auto& s : b.stmts) {
+    if (auto* r = dyn_cast<Return>(s.get()); r && r->value) return true;
+    bool found = false;
+    forEachPart(*s, [](const Expr&) {}, [&](const Block& inner) { found = found || returnsValue(inner); });
+    if (found) return true;
+  }
+  return false;
+}
+
+/// The module's functions, each after the functions it calls; a function
+/// without a return annotation that is part of a cycle of calls is an
+/// error (its return type would depend on itself).
+std::vector<Function*> calleesFirst(Module& m, Diagnostics& diag) {
+  std::map<Function*, std::vector<Function*>> calls;
+  for (auto& f : m.functions) {
+    std::function<void(const Expr&)> visit = [&](const Expr& e) {
+      if (auto* c = dyn_cast<Call>(&e); c && c->target == CallTarget::User)
+        if (Function* callee = m.find(c->callee)) calls[f.get()].push_back(callee);
+      forEachChild(e, visit);
+    };
+    std::function<void(const Block&)> walk = [&](const Block& b) {
+      for (auto& s : b.stmts) forEachPart(*s, visit, walk);
+    };
+    walk(*f->body);
+  }
+  std::vector<Function*> order;
+  std::map<Function*, int> state;  // 1: on the path, 2: done
+  std::function<void(Function*)> dfs = [&](Function* f) {
+    state[f] = 1;
+    for (Function* g : calls[f]) {
+      if (state[g] == 1 && g->inferReturn && returnsValue(*g->body))
+        diag.error(g->loc, "'" + g->name + "' is called recursively, so its return type cannot be inferred; annotate it");
+      if (!state[g]) dfs(g);
+    }
+    state[f] = 2;
+    order.push_back(f);
+  };
+  for (auto& f : m.functions)
+    if (!state[f.get()]) dfs(f.get());
+  return order;
+}
+
 bool analyzeModule(Module& m, Diagnostics& diag) {
   unsigned before = diag.errorCount();
   checkSignatures(m, diag);
@@ -1460,7 +1623,13 @@ bool analyzeModule(Module& m, Diagnostics& diag) {
     resolver.mutate(static_cast<Stmt&>(*f->body));
   }
   if (diag.errorCount() != before) return false;
-  for (auto& f : m.functions) FunctionTyper(m, *f, diag).run();
+  // Callees first: a call's type is its callee's return type, which may
+  // be inferred.
+  for (Function* f : calleesFirst(m, diag)) {
+    FunctionTyper(m, *f, diag).run();
+    if (f->inferReturn && containsHeap(f->returnType))
+      diag.error(f->loc, "'" + f->name + "' returns a " + f->returnType.str() + ", which has no Python equivalent; return a List");
+  }
   return diag.errorCount() == before;
 }
 

@@ -276,6 +276,9 @@ struct Param {
   std::string name;
   Type type;
   SourceLoc loc;
+  /// A default value, as Python literal text ("3", "-0.5", "True"); empty
+  /// when the parameter is required. Only constants of a scalar parameter.
+  std::string defaultValue;
 };
 
 struct Local {
@@ -289,6 +292,9 @@ struct Function {
   SourceLoc loc;
   std::vector<Param> params;
   Type returnType = Type::voidTy();
+  /// No return annotation: sema infers the return type from the values
+  /// returned (none: the function returns nothing).
+  bool inferReturn = false;
   BlockPtr body;
   /// Every variable that is not a parameter, in order of first definition
   /// (filled by sema).

@@ -46,6 +46,7 @@ class Printer {
     for (size_t i = 0; i < f.params.size(); ++i) {
       if (i) out += ", ";
       out += f.params[i].name + ": " + f.params[i].type.str();
+      if (!f.params[i].defaultValue.empty()) out += " = " + f.params[i].defaultValue;
     }
     out += ")";
     if (!f.returnType.isVoid()) out += " -> " + f.returnType.str();

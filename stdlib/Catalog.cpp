@@ -123,6 +123,7 @@ const std::vector<LibraryFunction>& libraryFunctions() {
     catalog::addContainerFunctions(all);
     catalog::addSparseFunctions(all);
     catalog::addNumericFunctions(all);
+    catalog::addManipulationFunctions(all);
     return all;
   }();
   return entries;
@@ -150,7 +151,7 @@ const LibraryFunction* lookupNumpyFunction(llvm::StringRef name) {
     }
     // NumPy's other spellings of the same functions.
     static const std::pair<const char*, const char*> aliases[] = {
-        {"divide", "div"}, {"abs", "abs"}, {"amax", "max"}, {"amin", "min"}, {"dot", "matmult"}, {"pow", "pow"}};
+        {"divide", "div"}, {"abs", "abs"}, {"amax", "max"}, {"amin", "min"}, {"dot", "matmult"}, {"pow", "pow"}, {"round", "around"}, {"round_", "around"}};
     for (auto& [alias, entry] : aliases)
       if (const LibraryFunction* f = lookupLibraryFunction(entry)) m.try_emplace(alias, f);
     return m;

@@ -74,12 +74,16 @@ struct LibraryFunction {
   /// Def/use: bit i is set when the function writes the memory of argument
   /// i (fill, append, heappush); every argument is read.
   uint32_t writesArgs = 0;
-  /// Writes to standard output (print).
+  /// Acts outside the program's values: writes to standard output (print)
+  /// or reads the clock (time); no pass moves, merges or drops such a call.
   bool io = false;
   /// The result shares memory with argument 0 (a transpose is a view).
   bool returnsView = false;
   /// Only callable as a method: `l.append(x)`, `d.get(k, v)`.
   bool methodOnly = false;
+  /// Not callable as a method: NumPy's method of that name means something
+  /// else (`a.sort()` sorts in place and returns None).
+  bool functionOnly = false;
   /// Never raises when every argument after the first is a literal (an
   /// axis, checked at compile time): a query of a value's shape or memory.
   /// Other calls may raise (shapes that do not broadcast, empty reductions,
@@ -105,6 +109,15 @@ struct LibraryFunction {
   /// C++ for a call, given the C++ text of each argument (empty for an
   /// omitted optional argument).
   std::string (*emitCpp)(const Call& call, llvm::ArrayRef<std::string> args) = nullptr;
+
+  /// Where pydd follows NumPy and the original Intrepydd did not, what code
+  /// written for the original meets when it subscripts the result: added
+  /// to the error when the result cannot be subscripted (argmax's flat
+  /// index), or (with warnOnFirstSubscript) a warning when a call with only
+  /// its required arguments is subscripted with [0] (where(c)[0], NumPy's
+  /// tuple spelling, takes the first index instead).
+  const char* subscriptNote = nullptr;
+  bool warnOnFirstSubscript = false;
 
   bool hasSideEffects() const { return io || writesArgs != 0; }
 };

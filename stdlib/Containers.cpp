@@ -140,15 +140,39 @@ std::string emitHeapTop(const Call& c, llvm::ArrayRef<std::string> args) {
 
 // ---- print --------------------------------------------------------------------
 
+/// Scalars, and lists, dicts and tuples of them (nested too): what print
+/// shows as Python's repr.
+bool printableInContainer(const Type& t) {
+  if (t.isScalar()) return true;
+  if (!t.isList() && !t.isDict() && !t.isTuple()) return false;
+  for (const Type& e : t.elems())
+    if (!printableInContainer(e)) return false;
+  return true;
+}
+
 Type printType(const Call& c, TypeRuleError& err) {
   for (size_t i = 0; i < c.args.size(); ++i) {
     const Type& t = c.args[i]->type;
-    if (!t.isScalar() && !t.isString() && !(t.isArray() && t.rank() == 1))
-      return fail(err, static_cast<int>(i), "print() of " + t.str() + " is not supported; print scalars and 1-D arrays");
+    if (!t.isString() && !(t.isArray() && t.rank() == 1) && !printableInContainer(t))
+      return fail(err, static_cast<int>(i), "print() of " + t.str() +
+                                                " is not supported; print scalars, 1-D arrays, and lists, dicts and tuples of scalars");
   }
   return Type::voidTy();
 }
 std::string emitPrint(const Call&, llvm::ArrayRef<std::string> args) { return callText("pydd::print", args); }
+
+/// assertion_error(message): what a failed `assert cond, "message"` calls.
+Type assertionErrorType(const Call& c, TypeRuleError& err) {
+  if (const Expr* m = arg(c, 0); m && !m->type.isString())
+    return fail(err, 0, "an assert message must be a string literal, got " + m->type.str());
+  return Type::voidTy();
+}
+std::string emitAssertionError(const Call&, llvm::ArrayRef<std::string> args) {
+  return "pydd::assertion_error(" + (args.empty() ? std::string("\"\"") : args[0]) + ")";
+}
+
+Type timeType(const Call&, TypeRuleError&) { return Type::scalar(ScalarKind::Float64); }
+std::string emitTime(const Call&, llvm::ArrayRef<std::string>) { return "pydd::wall_time()"; }
 
 }  // namespace
 
@@ -178,6 +202,12 @@ void addContainerFunctions(std::vector<LibraryFunction>& out) {
   LibraryFunction print = entry("print", C::IO, {"*"}, 0, "print", printType, emitPrint);
   print.io = true;
   out.push_back(print);
+  // Each call reads the clock: an effect, so that no pass moves or merges it.
+  LibraryFunction time = entry("time", C::IO, {}, 0, "time.time", timeType, emitTime);
+  time.io = true;
+  out.push_back(time);
+  out.push_back(entry("assertion_error", C::IO, {"message"}, 0, "raise AssertionError(message)", assertionErrorType,
+                      emitAssertionError));
 }
 
 }  // namespace pydd::catalog

@@ -82,6 +82,52 @@ std::string emitFactor(const Call& c, llvm::ArrayRef<std::string> args) {
   return std::string("pydd::") + c.callee + "(" + converted(*c.args[0], factorKind(c.args[0]->type), args[0]) + ")";
 }
 
+/// numpy.linalg.det / inv / solve: float64, or float32 when every operand
+/// is float32 (NumPy's linalg result types).
+ScalarKind linalgKind(const Call& c) {
+  for (auto& a : c.args)
+    if (a->type.elem() != ScalarKind::Float32) return ScalarKind::Float64;
+  return ScalarKind::Float32;
+}
+Type solverType(const Call& c, TypeRuleError& err) {
+  std::string name = c.callee;
+  const Type& a = arg(c, 0)->type;
+  if (!a.isArray() || a.rank() != 2) return fail(err, 0, name + "() expects a 2-D array, got " + a.str());
+  ScalarKind k = linalgKind(c);
+  if (name == "det") return Type::scalar(k);
+  if (name == "inv") return Type::array(k, 2);
+  const Type& b = arg(c, 1)->type;
+  if (!b.isArray() || b.rank() > 2) return fail(err, 1, "solve() expects a 1-D or 2-D right-hand side, got " + b.str());
+  return Type::array(k, b.rank());
+}
+std::string emitSolver(const Call& c, llvm::ArrayRef<std::string> args) {
+  ScalarKind k = linalgKind(c);
+  std::string s = std::string("pydd::") + c.callee + "(" + converted(*c.args[0], k, args[0]);
+  if (args.size() > 1) s += ", " + converted(*c.args[1], k, args[1]);
+  return s + ")";
+}
+
+/// numpy.linalg.norm(x, ord=None, axis=None): the 2-norm (Frobenius for a
+/// matrix), float64 unless float32; along one axis when it is given.
+Type normType(const Call& c, TypeRuleError& err) {
+  const Type& a = arg(c, 0)->type;
+  if (!a.isArray()) return fail(err, 0, "norm() expects an array, got " + a.str());
+  if (arg(c, 1) && !arg(c, 1)->type.isTuple())
+    return fail(err, 1, "norm() supports the default ord only (the 2-norm, Frobenius for a matrix)");
+  ScalarKind k = a.elem() == ScalarKind::Float32 ? ScalarKind::Float32 : ScalarKind::Float64;
+  if (!axisGiven(c, 2)) return Type::scalar(k);
+  if (!checkAxis(c, 2, a.rank(), err)) return Type();
+  return a.rank() == 1 ? Type::scalar(k) : Type::array(k, a.rank() - 1);
+}
+std::string emitNorm(const Call& c, llvm::ArrayRef<std::string> args) {
+  const Type& a = c.args[0]->type;
+  std::string r = cxxScalarType(c.type.elem());
+  if (!axisGiven(c, 2)) return "pydd::norm<" + r + ">(" + args[0] + ")";
+  std::string axis = axisText(c, 2, a.rank(), args[2], "ValueError");
+  if (a.rank() == 1) return "(" + axis + ", pydd::norm<" + r + ">(" + args[0] + "))";
+  return "pydd::norm_axis<" + r + ">(" + args[0] + ", " + axis + ")";
+}
+
 }  // namespace
 
 void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out) {
@@ -99,6 +145,12 @@ void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("trmm", C::LinearAlgebra, {"a", "b"}, 2, "tril(a) @ b", blasType, emitBlas));
   out.push_back(entry("lu", C::LinearAlgebra, {"a"}, 1, "scipy.linalg.lu", factorType, emitFactor));
   out.push_back(entry("ludcmp", C::LinearAlgebra, {"a"}, 1, "scipy.linalg.lu_factor", factorType, emitFactor));
+  out.push_back(entry("det", C::LinearAlgebra, {"a"}, 1, "numpy.linalg.det", solverType, emitSolver));
+  out.push_back(entry("inv", C::LinearAlgebra, {"a"}, 1, "numpy.linalg.inv", solverType, emitSolver));
+  out.push_back(entry("solve", C::LinearAlgebra, {"a", "b"}, 2, "numpy.linalg.solve", solverType, emitSolver));
+  LibraryFunction norm = entry("norm", C::Reduction, {"x", "ord", "axis"}, 1, "numpy.linalg.norm", normType, emitNorm);
+  norm.defaults = {{"ord", "all_axes()"}};
+  out.push_back(norm);
 }
 
 }  // namespace pydd::catalog

@@ -155,14 +155,25 @@ void addReductionFunctions(std::vector<LibraryFunction>& out) {
   reduction("mean", {"a", "axis", "keepdims"}, "numpy.mean", reductionType, emitReduction);
   reduction("min", {"a", "axis", "keepdims", "*"}, "numpy.min / min", minMaxType, emitMinMax, "min");
   reduction("max", {"a", "axis", "keepdims", "*"}, "numpy.max / max", minMaxType, emitMinMax, "max");
-  out.push_back(entry("argmin", C::Reduction, {"a"}, 1, "numpy.argmin", argType, emitArg));
-  out.push_back(entry("argmax", C::Reduction, {"a"}, 1, "numpy.argmax", argType, emitArg));
+  for (const char* name : {"argmin", "argmax"}) {
+    LibraryFunction f = entry(name, C::Reduction, {"a"}, 1, name == std::string("argmin") ? "numpy.argmin" : "numpy.argmax",
+                              argType, emitArg);
+    f.subscriptNote = name == std::string("argmin")
+                          ? "argmin gives a flat index, as NumPy's; for coordinates write unravel_index(argmin(A), A.shape)"
+                          : "argmax gives a flat index, as NumPy's; for coordinates write unravel_index(argmax(A), A.shape)";
+    out.push_back(f);
+  }
   out.push_back(entry("any", C::Reduction, {"a"}, 1, "numpy.any", anyAllType, emitAnyAll));
   out.back().fold = &kAnyFold;
   out.push_back(entry("all", C::Reduction, {"a"}, 1, "numpy.all", anyAllType, emitAnyAll));
   out.back().fold = &kAllFold;
   out.push_back(entry("allclose", C::Reduction, {"a", "b", "rtol", "atol"}, 2, "numpy.allclose", allcloseType, emitAllclose));
-  out.push_back(entry("where", C::Reduction, {"condition", "x", "y"}, 1, "numpy.where", whereType, emitWhere));
+  LibraryFunction where = entry("where", C::Reduction, {"condition", "x", "y"}, 1, "numpy.where", whereType, emitWhere);
+  where.subscriptNote =
+      "where(c) with one argument gives the indices of the true elements of a 1-D c (the array NumPy's where(c)[0] is), "
+      "so [0] takes the first index; write where(c) for the indices";
+  where.warnOnFirstSubscript = true;
+  out.push_back(where);
 }
 
 }  // namespace pydd::catalog

@@ -78,5 +78,6 @@ void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out);
 void addContainerFunctions(std::vector<LibraryFunction>& out);
 void addSparseFunctions(std::vector<LibraryFunction>& out);
 void addNumericFunctions(std::vector<LibraryFunction>& out);
+void addManipulationFunctions(std::vector<LibraryFunction>& out);
 
 }  // namespace pydd::catalog

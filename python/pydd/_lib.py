@@ -21,6 +21,7 @@ import builtins
 import heapq
 import operator
 import sys
+import time as _time
 
 import numpy as np
 
@@ -468,6 +469,59 @@ clip = np.clip
 expand_dims = np.expand_dims
 extract = np.extract
 take = np.take
+
+
+sort = np.sort
+searchsorted = np.searchsorted
+tile = np.tile
+repeat = np.repeat
+roll = np.roll
+around = np.around
+nonzero = np.nonzero
+unravel_index = np.unravel_index
+
+
+def array(object, dtype=None):
+    """``numpy.array`` of nested lists or of an array (a copy)."""
+    return np.array(object, dtype=dtype)
+
+
+det = np.linalg.det
+inv = np.linalg.inv
+solve = np.linalg.solve
+
+
+def norm(x, ord=None, axis=None):
+    """``numpy.linalg.norm`` (the default ord only)."""
+    return np.linalg.norm(x, ord, axis)
+
+
+median = np.median
+unique = np.unique
+concatenate = np.concatenate
+stack = np.stack
+vstack = np.vstack
+hstack = np.hstack
+
+
+def argsort(a, axis=-1):
+    """``numpy.argsort(a, axis, kind="stable")``: ties keep their order."""
+    return np.argsort(a, axis=axis, kind="stable")
+
+
+def reshape(a, *shape):
+    """``numpy.reshape``; also ``a.reshape(m, n)``, which load_python turns into ``reshape(a, m, n)``."""
+    return np.reshape(a, shape[0] if len(shape) == 1 else shape)
+
+
+def ravel(a):
+    """``numpy.ravel``."""
+    return np.ravel(a)
+
+
+def flatten(a):
+    """``ndarray.flatten``: a copy."""
+    return np.array(a).flatten()
 
 
 def min(*args, **kwargs):
@@ -1017,6 +1071,16 @@ def heappeek(h):
     return h[0]
 
 
+def time():
+    """Intrepydd's ``time()``: the wall clock in seconds, as ``time.time()``."""
+    return _time.time()
+
+
+def assertion_error(message=None):
+    """What a failed ``assert cond, message`` raises (``--emit=ir`` shows the call)."""
+    raise AssertionError() if message is None else AssertionError(message)
+
+
 # ---- element-wise and/or/not (load_python rewrites the operators to these) -------------
 
 
@@ -1085,10 +1149,11 @@ __all__ = [
     "arctan2", "hypot", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
     "all_axes", "var", "std", "count_nonzero", "trace", "cumsum", "cumprod", "diff", "linspace", "eye",
     "identity", "outer", "isclose", "clip", "expand_dims", "extract", "take",
+    "searchsorted", "tile", "repeat", "roll", "around", "array", "nonzero", "unravel_index", "det", "inv", "solve", "norm", "sort", "argsort", "median", "unique", "reshape", "ravel", "flatten", "concatenate", "stack", "vstack", "hstack",
     "sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "allclose", "where",
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",
-    "heapinit", "heappush", "heappop", "heappeek",
+    "heapinit", "heappush", "heappop", "heappeek", "assertion_error", "time",
     "SparseMat", "csr_to_spm", "spm_to_csr", "empty_spm", "spm_set_item", "spm_set_item_unsafe", "nnz",
     "row", "nonzeros", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
 ]

@@ -64,7 +64,7 @@ _CONTAINER_METHODS = frozenset({"append", "pop", "get", "items", "keys", "values
                                 "extend", "remove", "clear", "index", "count", "sort", "reverse",
                                 "setdefault", "update"})
 # Names that denote modules, not values: `np.sqrt(x)` is left alone.
-_MODULE_NAMES = frozenset({"np", "numpy", "math", "pydd", "heapq", "scipy", _LIB_NAME})
+_MODULE_NAMES = frozenset({"np", "numpy", "math", "pydd", "heapq", "scipy", "time", _LIB_NAME})
 
 
 class _Rewriter(ast.NodeTransformer):
@@ -85,7 +85,10 @@ class _Rewriter(ast.NodeTransformer):
         if not isinstance(func, ast.Attribute):
             return node
         base = func.value
-        if isinstance(base, ast.Name) and base.id in _MODULE_NAMES:
+        root = base
+        while isinstance(root, ast.Attribute):  # np.linalg.norm(x): a module's function too
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in _MODULE_NAMES and (root is base or base.attr == "linalg"):
             return node
         if func.attr == "shape" and len(node.args) == 1 and not node.keywords \
                 and not isinstance(node.args[0], ast.Starred):

@@ -229,6 +229,7 @@ struct FunctionInfo {
   const pabi::FunctionDesc* desc;
   std::string name;                  // for messages: "f"
   std::vector<py::object> names;     // interned parameter names
+  std::vector<py::object> defaults;  // each parameter's default value, or null
   PyMethodDef def;                   // Python keeps a pointer to it
   bool has_arrays = false;           // some parameter is an array (top level)
   std::vector<size_t> offsets;       // of each parameter's raw value in the argument storage
@@ -362,6 +363,22 @@ struct Where {
 
 [[noreturn]] void throw_expects(const Where& w, const std::string& what, PyObject* obj) {
   throw_type_error(w.str() + " expects " + what + ", got " + type_name(obj));
+}
+
+/// A parameter's default value from its literal text (abi.h), or null.
+py::object default_object(const char* text) {
+  if (!text) return py::object();
+  if (!std::strcmp(text, "True")) return py::bool_(true);
+  if (!std::strcmp(text, "False")) return py::bool_(false);
+  char* end = nullptr;
+  if (PyObject* i = PyLong_FromString(text, &end, 10)) {
+    if (*end == '\0') return py::reinterpret_steal<py::object>(i);
+    Py_DECREF(i);
+  }
+  PyErr_Clear();
+  const double d = PyOS_string_to_double(text, &end, nullptr);
+  if (PyErr_Occurred() || *end != '\0') throw std::runtime_error(std::string("invalid default value ") + text);
+  return py::float_(d);
 }
 
 // Python's wording for positional-or-keyword parameters.
@@ -913,6 +930,19 @@ PyObject* error_type(pydd::ErrorKind kind) {
     case pydd::ErrorKind::RuntimeError: return PyExc_RuntimeError;
     case pydd::ErrorKind::KeyError: return PyExc_KeyError;
     case pydd::ErrorKind::KeyboardInterrupt: return PyExc_KeyboardInterrupt;
+    case pydd::ErrorKind::AssertionError: return PyExc_AssertionError;
+    case pydd::ErrorKind::OverflowError: return PyExc_OverflowError;
+    case pydd::ErrorKind::LinAlgError: {
+      // numpy.linalg.LinAlgError (imported on first use; a module holds it).
+      static PyObject* type = [] {
+        PyObject* linalg = PyImport_ImportModule("numpy.linalg");
+        PyObject* t = linalg ? PyObject_GetAttrString(linalg, "LinAlgError") : nullptr;
+        Py_XDECREF(linalg);
+        if (!t) PyErr_Clear();
+        return t;
+      }();
+      return type ? type : PyExc_ValueError;
+    }
   }
   return PyExc_RuntimeError;
 }
@@ -943,6 +973,8 @@ void set_error(const pydd::Error& e) {
     if (PyErr_CheckSignals() == 0 && !PyErr_Occurred()) PyErr_SetNone(PyExc_KeyboardInterrupt);
     return;
   }
+  // `assert c` without a message raises AssertionError() with no arguments.
+  if (e.kind() == pydd::ErrorKind::AssertionError && !*e.what()) return PyErr_SetNone(PyExc_AssertionError);
   if (e.kind() != pydd::ErrorKind::KeyError) return PyErr_SetString(error_type(e.kind()), e.what());
   PyObject* key = key_from_repr(e.what());
   if (!key) return;
@@ -1005,8 +1037,11 @@ py::object call(const FunctionInfo& fi, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   std::vector<int> missing;
-  for (int j = 0; j < n; ++j)
-    if (!bound[static_cast<size_t>(j)]) missing.push_back(j);
+  for (int j = 0; j < n; ++j) {
+    if (bound[static_cast<size_t>(j)]) continue;
+    if (PyObject* d = fi.defaults[static_cast<size_t>(j)].ptr()) bound[static_cast<size_t>(j)] = d;
+    else missing.push_back(j);
+  }
   if (!missing.empty()) throw_missing(fi, missing);
 
   // Convert into per-call storage: concurrent calls share nothing.
@@ -1211,6 +1246,7 @@ extern "C" __attribute__((visibility("default"))) PyObject* pydd_make_module(con
         PyObject* s = PyUnicode_InternFromString(f.params[j].name);
         if (!s) throw py::error_already_set();
         info->names.push_back(py::reinterpret_steal<py::object>(s));
+        info->defaults.push_back(default_object(f.params[j].default_value));
         const pabi::TypeDesc& t = f.params[j].type;
         info->has_arrays |= t.kind == pabi::Kind::Array;
         info->offsets.push_back(info->arg_bytes);

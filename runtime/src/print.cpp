@@ -460,6 +460,22 @@ void PrintLine::add_array(PrintElem elem, const void* data, int64_t n, int64_t s
   append(text.data(), static_cast<int64_t>(text.size()));
 }
 
+void PrintLine::open(const char* text) {
+  separate();
+  append(text, static_cast<int64_t>(std::strlen(text)));
+  first_ = true;
+}
+
+void PrintLine::between(const char* text) {
+  append(text, static_cast<int64_t>(std::strlen(text)));
+  first_ = true;
+}
+
+void PrintLine::close(const char* text) {
+  append(text, static_cast<int64_t>(std::strlen(text)));
+  first_ = false;
+}
+
 void PrintLine::finish() {
   append("\n", 1);
   print_text(data_, len_);

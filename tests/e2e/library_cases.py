@@ -746,6 +746,115 @@ def linalg_family():
     return cases
 
 
+def manipulation_family():
+    """runtime/include/pydd/manipulation.h: sort, argsort, median, unique,
+    reshape/ravel/flatten, concatenate/stack/vstack/hstack, array from lists,
+    nonzero, unravel_index; and numpy.linalg's det, inv, solve, norm."""
+    cases = []
+    for dt in DTYPES:
+        for r in (1, 2, 3):
+            a = [Param("a", dt, r)]
+            pats = reduce_patterns(r)
+            axes = (None, 0) if r > 1 else (None,)
+            for axis in axes:
+                tail, arg = ("", "") if axis is None else (f"ax{axis}", f", {axis}")
+                cases.append(Case(_name("sort", _sig(dt, r), tail), "manipulation", a, f"return sort(a{arg})", pats,
+                                  zero_sign=False, oracle=lambda x, k=-1 if axis is None else axis: np.sort(x, k)))
+                cases.append(Case(_name("argsort", _sig(dt, r), tail), "manipulation", a, f"return argsort(a{arg})", pats,
+                                  oracle=lambda x, k=-1 if axis is None else axis: np.argsort(x, k, kind="stable")))
+            for axis in ((None, -1) if r > 1 else (None,)):
+                tail, arg = ("", "") if axis is None else ("axm1", ", -1")
+                cases.append(Case(_name("median", _sig(dt, r), tail), "manipulation", a, f"return median(a{arg})", pats,
+                                  zero_sign=False, oracle=lambda x, k=axis: np.median(x, k)))
+            cases.append(Case(_name("unique", _sig(dt, r)), "manipulation", a, "return unique(a)", pats,
+                              zero_sign=False, oracle=np.unique))
+            cases.append(Case(_name("ravel", _sig(dt, r)), "manipulation", a, "return a.ravel()", pats, oracle=np.ravel))
+            cases.append(Case(_name("flatten", _sig(dt, r)), "manipulation", a, "return a.flatten()", pats,
+                              oracle=lambda x: x.flatten()))
+            cases.append(Case(_name("nonzero", _sig(dt, r)), "manipulation", a, "return nonzero(a)", pats,
+                              oracle=np.nonzero))
+            if r > 1:
+                cases.append(Case(_name("reshape", _sig(dt, r)), "manipulation", a,
+                                  "return reshape(a, (a.shape[0], -1))", pats, oracle=lambda x: x.reshape(x.shape[0], -1)))
+                cases.append(Case(_name("reshape", _sig(dt, r), "method"), "manipulation", a,
+                                  "return a.reshape(-1, a.shape[r - 1])".replace("r - 1", str(r - 1)), pats,
+                                  oracle=lambda x: x.reshape(-1, x.shape[-1])))
+                cases.append(Case(_name("unravel_index", _sig(dt, r)), "manipulation", a,
+                                  "return unravel_index(argmax(a), a.shape)", pats,
+                                  oracle=lambda x: np.unravel_index(np.argmax(x), x.shape)))
+            else:
+                cases.append(Case(_name("reshape", _sig(dt, r), "bad"), "manipulation", a, "return a.reshape(2, -1)",
+                                  [[(4,)], [(5,)], [(0,)]], oracle=lambda x: x.reshape(2, -1)))
+        for dtb in ("bool", "int64", "float32"):
+            for r in (1, 2):
+                ab = _ab(dt, r, dtb, r)
+                same_shape = [[full(r), full(r)], [_set(full(r), 0, 0), _set(full(r), 0, 0)],
+                              [("strided", full(r)), full(r)], [full(r), _set(full(r), -1, 2)]]
+                for fn, call in (("concatenate", "concatenate((a, b))"), ("stack", "stack((a, b), -1)"),
+                                 ("vstack", "vstack((a, b))"), ("hstack", "hstack((a, b))")):
+                    oracle = {"concatenate": lambda x, y: np.concatenate((x, y)), "stack": lambda x, y: np.stack((x, y), -1),
+                              "vstack": lambda x, y: np.vstack((x, y)), "hstack": lambda x, y: np.hstack((x, y))}[fn]
+                    cases.append(Case(_name(fn, _sig(dt, r), _sig(dtb, r)), "manipulation", ab, f"return {call}",
+                                      same_shape, oracle=oracle))
+        s = [Param("a", dt, 0), Param("b", dt, 0)]
+        cases.append(Case(_name("array", _sig(dt, 0)), "manipulation", s, "return array([[a, b, a], [b, a, b]])",
+                          [[None, None]] * 3, oracle=lambda x, y: np.array([[x, y, x], [y, x, y]])))
+        cases.append(Case(_name("array", _sig(dt, 0), "dtype"), "manipulation", s, "return array([a, b], float32)",
+                          [[None, None]] * 3, oracle=lambda x, y: np.array([x, y], np.float32)))
+    for dt in NUMERIC:
+        for rb in (0, 1, 2):
+            for side in ("left", "right"):
+                call = "searchsorted(sort(a), b)" if side == "left" else 'searchsorted(sort(a), b, "right")'
+                cases.append(Case(_name("searchsorted", _sig(dt, 1), _sig(dt, rb), side), "manipulation", _ab(dt, 1, dt, rb),
+                                  f"return {call}", [[(7,), full(rb)], [(0,), full(rb)], [("strided", (5,)), full(rb)]],
+                                  oracle=lambda x, y, side=side: np.searchsorted(np.sort(x), y, side)))
+        for r in (1, 2):
+            a = [Param("a", dt, r)]
+            pats = reduce_patterns(r)[:4]
+            for tail, call, oracle in (("2", "tile(a, 2)", lambda x: np.tile(x, 2)),
+                                       ("213", "tile(a, (2, 1, 3))", lambda x: np.tile(x, (2, 1, 3))),
+                                       ("", "repeat(a, 2)", lambda x: np.repeat(x, 2)),
+                                       ("ax0", "repeat(a, 3, 0)", lambda x: np.repeat(x, 3, 0)),
+                                       ("", "roll(a, 2)", lambda x: np.roll(x, 2)),
+                                       ("axm1", "roll(a, -4, -1)", lambda x: np.roll(x, -4, -1))):
+                fn = call.split("(")[0]
+                cases.append(Case(_name(fn, _sig(dt, r), tail), "manipulation", a, f"return {call}", pats, oracle=oracle))
+        for r in (0, 1, 2):
+            a = [Param("a", dt, r, "small")]
+            for tail, call, oracle in (("", "around(a)", np.around), ("d1", "around(a, 1)", lambda x: np.around(x, 1)),
+                                       ("dm1", "around(a, -1)", lambda x: np.around(x, -1)),
+                                       ("builtin", "round(a)", builtins.round)):
+                if tail == "builtin" and r:
+                    continue  # round(ndarray) is a TypeError in Python: a compile error in pydd
+                cases.append(Case(_name(call.split("(")[0], _sig(dt, r), tail), "manipulation", a, f"return {call}",
+                                  unary_patterns(r)[:4], oracle=oracle, zero_sign=False))
+    sq = [[(4, 4)], [("transposed", (4, 4))], [(1, 1)], [(0, 0)], [(3, 4)], [("array", [[1, 2], [2, 4]])]]
+    for dt in ("int64", "float32", "float64"):
+        tol = dict(compare="approx", rtol=1e-4 if dt == "float32" else 1e-10)
+        A = [Param("a", dt, 2, "finite")]
+        cases.append(Case(_name("det", SHORT[dt]), "manipulation", A, "return det(a)", sq,
+                          zero_sign=False, scale=lambda x: np.prod(np.abs(x).sum(axis=1)) if x.size else 1.0,
+                          oracle=np.linalg.det, **tol))
+        cases.append(Case(_name("inv", SHORT[dt]), "manipulation", A, "return inv(a)", sq,
+                          scale=lambda x: np.abs(np.linalg.inv(x)).max(initial=0) * np.ones(x.shape), oracle=np.linalg.inv, **tol))
+        for rb in (1, 2):
+            B = A + [Param("b", "float64", rb, "finite")]
+            cases.append(Case(_name("solve", SHORT[dt], f"r{rb}"), "manipulation", B, "return solve(a, b)",
+                              [[(4, 4), (4,) if rb == 1 else (4, 2)], [("transposed", (3, 3)), (3,) if rb == 1 else (3, 3)],
+                               [(0, 0), (0,) if rb == 1 else (0, 2)], [(4, 4), (3,) if rb == 1 else (3, 2)],
+                               [("array", [[1, 2], [2, 4]]), (2,) if rb == 1 else (2, 2)]],
+                              scale=lambda x, y: np.abs(np.linalg.solve(x, y)).max(initial=0) * np.ones(np.shape(y)),
+                              oracle=np.linalg.solve, **tol))
+        for r in (1, 2, 3):
+            a = [Param("a", dt, r)]
+            cases.append(Case(_name("norm", _sig(dt, r)), "manipulation", a, "return norm(a)", reduce_patterns(r),
+                              oracle=np.linalg.norm, **tol))
+            if r > 1:
+                cases.append(Case(_name("norm", _sig(dt, r), "ax1"), "manipulation", a, "return norm(a, axis=1)",
+                                  reduce_patterns(r), oracle=lambda x: np.linalg.norm(x, axis=1), **tol))
+    return cases
+
+
 OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod", "**": "pow",
              "==": "eq", "!=": "neq", "<": "lt", ">": "gt", "<=": "le", ">=": "ge"}
 
@@ -898,7 +1007,7 @@ def print_family():
 
 FAMILIES = (binary_family, promote_family, unary_family, ufuncs_family, numeric_family, reduce_family, axis_family, where_family,
             allclose_family, alloc_family, linalg_family, operator_family, literal_family, method_family,
-            builtins_family, print_family)
+            builtins_family, print_family, manipulation_family)
 
 
 def all_cases():

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-ERROR_KINDS = (ZeroDivisionError, KeyError, IndexError, ValueError, TypeError, OverflowError)
+ERROR_KINDS = (ZeroDivisionError, KeyError, IndexError, ValueError, TypeError, OverflowError, AssertionError)
 
 
 def _kind(x):

@@ -4,6 +4,7 @@ np.float64/np.int32 are dtypes and conversions, np.pi/np.e/np.inf/np.nan
 constants, `from numpy import ...` names, `.dtype` of an array."""
 
 import numpy as np
+import pytest
 
 from conftest import run_pyddc
 from same import same
@@ -64,3 +65,33 @@ def test_boolean_mask_and_index_array_reads(build, opt):
     same(comp.mask_and_gather, ref.mask_and_gather, x, np.array([[0, -1], [3, 2]]), A, rtol=1e-15)
     same(comp.mask_and_gather, ref.mask_and_gather, x, np.array([[9, 0]]), A)  # IndexError in both
     same(comp.mask_and_gather, ref.mask_and_gather, x, np.zeros((0, 2), np.int64), A[:0], rtol=1e-15)
+
+
+def test_linalg_sorting_and_joining(build, opt):
+    comp, ref = build("numpy_spelling", opt)
+    A = RNG.normal(size=(4, 4)) + 4 * np.eye(4)
+    same(comp.linear_system, ref.linear_system, A, RNG.normal(size=4), rtol=1e-12)
+    same(comp.linear_system, ref.linear_system, np.ones((3, 3)), np.ones(3))  # singular: LinAlgError in both
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        comp.linear_system(np.ones((3, 3)), np.ones(3))
+    x = RNG.normal(size=6)
+    x[3] = x[1]  # a tie: argsort keeps the order
+    got, _ = same(comp.reorder, ref.reorder, x, RNG.normal(size=(2, 3)), rtol=1e-15)
+    assert got[0].shape == (6 + 6 + 4 + 6,)
+    same(comp.reorder, ref.reorder, x[:3], RNG.normal(size=(2, 3)))  # vstack of unequal rows: ValueError in both
+
+
+def test_in_place_sort_method_is_refused(tmp_path):
+    src = tmp_path / "sorts.pydd"
+    src.write_text("import numpy as np\n\ndef f(x: Array(float64)) -> None:\n    x.sort()\n")
+    r = run_pyddc("--emit=ir", src)
+    assert r.returncode == 1
+    assert "sorts.pydd:4:5: error: x.sort() is NumPy's in-place method, which pydd does not have; write x = sort(x)" in r.stderr
+
+
+def test_tiling_rounding_and_searching(build, opt):
+    comp, ref = build("numpy_spelling", opt)
+    k = RNG.integers(-3, 4, size=(3, 4)).astype(np.int32)
+    x = RNG.normal(size=5).astype(np.float32)
+    got, _ = same(comp.reshuffle, ref.reshuffle, k, x, rtol=1e-6)
+    assert got[0].shape == (3, 4) and got[1].dtype == np.float32

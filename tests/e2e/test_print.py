@@ -53,3 +53,15 @@ def test_print_interleaves_with_python(build, opt, capsys):
     print("after")
     out = capsys.readouterr().out
     assert out == "before\n" + middle + "after\n"
+
+
+def test_print_lists_dicts_and_tuples(build, opt, capsys):
+    comp, ref = build("printing", opt)
+    for args in [(3, 0.1), (0, -2.5), (-1, 1e-7)]:
+        _, out1 = run_captured(capsys, comp.print_containers, *args)
+        _, out2 = run_captured(capsys, ref.print_containers, *args)
+        assert out1 == out2, args
+    _, out = run_captured(capsys, comp.print_containers, 2, 0.5)
+    assert out.splitlines()[0] == "values: [2, 2, -3] [0.5, 0.1, 1e+20] [[1, 2], [3]] [True, False] [1.5]"
+    assert out.splitlines()[1] == "{2: 0.5, 7: 0.5} {True: 1} (2, 0.5) (2,) (1, (2.5, False))"
+    assert out.splitlines()[2] == "[] [0.0, 0.25]"

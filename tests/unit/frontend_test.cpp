@@ -878,8 +878,13 @@ TEST(Unsupported, Lambda) {
   expectError("def f():\n    g = lambda v: v\n", 2, 9, "lambda expressions are not supported in pydd kernels");
 }
 
-TEST(Unsupported, ListComprehension) {
-  expectError("def f():\n    y = [v for v in range(3)]\n", 2, 9, "list comprehensions are not supported in pydd kernels");
+TEST(Unsupported, DictComprehension) {
+  expectError("def f():\n    y = {v: v for v in range(3)}\n", 2, 9, "dict comprehensions are not supported in pydd kernels");
+}
+
+TEST(Unsupported, BareGenerator) {
+  expectError("def f():\n    y = (v for v in range(3))\n", 2, 9,
+              "generator expressions outside a call are not supported in pydd kernels");
 }
 
 TEST(Unsupported, With) {
@@ -906,8 +911,10 @@ TEST(Unsupported, StarArgs) {
 }
 
 TEST(Unsupported, DefaultValues) {
-  expectError("def f(a: int, b: int = 3):\n    pass\n", 1, 15, "default parameter values are not supported in pydd kernels");
-  expectError("def f(b=3):\n    pass\n", 1, 7, "default parameter values are not supported in pydd kernels");
+  expectError("def f(a: int, b: int = n):\n    pass\n", 1, 24,
+              "a default parameter value must be a constant (a number, True or False) in pydd kernels");
+  expectError("def f(b=3):\n    pass\n", 1, 7, "parameter 'b' needs a type annotation, e.g. 'b: float64'");
+  expectError("def f(a: int = 1, b: int):\n    pass\n", 1, 19, "non-default argument follows default argument");
 }
 
 TEST(Unsupported, UntypedParameter) {
@@ -1017,8 +1024,8 @@ TEST(Unsupported, SeveralErrorsAreAllReported) {
 }
 
 TEST(Unsupported, DiagnosticShowsTheLineAndACaret) {
-  Parsed p = parse("def f():\n    y = [v for v in range(3)]\n");
-  EXPECT_NE(p.messages.find("\n    y = [v for v in range(3)]\n        ^"), std::string::npos) << p.messages;
+  Parsed p = parse("def f():\n    y = {v for v in range(3)}\n");
+  EXPECT_NE(p.messages.find("\n    y = {v for v in range(3)}\n        ^"), std::string::npos) << p.messages;
 }
 
 // ---- syntax errors ------------------------------------------------------------------------------

@@ -579,7 +579,9 @@ TEST(Errors, FloatReturnIntoIntFunction) {
 
 TEST(Errors, ReturnValueAndSignatureDisagree) {
   expectError("def f() -> int:\n    return\n", 2, 5, "'f' must return a value of type int64");
-  expectError("def f():\n    return 1.5\n", 2, 12, "'f' has no return annotation but returns a value; add '-> float64' to its signature");
+  expectError("def f() -> None:\n    return 1.5\n", 2, 12,
+              "'f' is declared '-> None' but returns a value; declare '-> float64' (or leave the return type out to infer it)");
+  accept("def f():\n    return 1.5\n");  // the return type is inferred
   expectError("def f(A: Array(float64)) -> Array(float64, 2):\n    return A\n", 2, 12,
               "expected Array(float64, 2) for the return value of 'f', got Array(float64, 1)");
 }

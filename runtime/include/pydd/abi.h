@@ -24,7 +24,7 @@
 namespace pydd::abi {
 
 /// Bumped whenever any struct below or a raw representation changes.
-inline constexpr int kVersion = 4;
+inline constexpr int kVersion = 5;
 
 enum class Dtype : int32_t { Bool, Int32, Int64, Float32, Float64 };
 enum class Kind : int32_t { Void, Scalar, Array, List, Dict, Tuple, Sparse };
@@ -44,6 +44,8 @@ struct ParamDesc {
   TypeDesc type;
   bool written;  // the kernel may store into its array(s) (needs writable arrays);
                  // a Sparse parameter is then copied in rather than borrowed
+  const char* default_value;  // a scalar's default as a Python literal ("3", "0.5",
+                              // "True"), or null when the argument is required
 };
 
 // ---- raw representations: what crosses the boundary for each type

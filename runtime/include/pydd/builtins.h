@@ -1,6 +1,8 @@
 // pydd runtime: Python builtins on scalars that the library catalog maps to.
 #pragma once
 
+#include <chrono>
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -26,6 +28,11 @@ T min_value(T a, T b) {
 template <typename T>
 T max_value(T a, T b) {
   return b > a ? b : a;
+}
+
+/// Intrepydd's time(): the wall clock in seconds (Python's time.time()).
+inline double wall_time() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 /// NumPy's rule for an axis argument known only at run time. NumPy's

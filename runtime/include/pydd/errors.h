@@ -22,6 +22,9 @@ enum class ErrorKind : int {
   RuntimeError,
   KeyError,  // the message is the key's repr, as Python's KeyError shows it
   KeyboardInterrupt,  // Interrupt::requested was set while the kernel ran
+  AssertionError,     // a failed `assert`
+  LinAlgError,        // numpy.linalg.LinAlgError: a singular or non-square matrix
+  OverflowError,      // a float too large for an integer result (round(inf))
 };
 
 class Error : public std::exception {
@@ -69,6 +72,11 @@ inline void check_interrupt() {
   std::snprintf(msg, sizeof(msg), "index %lld is out of bounds for axis %d with size %lld",
                 static_cast<long long>(index), axis, static_cast<long long>(size));
   throw Error(ErrorKind::IndexError, msg);
+}
+
+/// A failed `assert cond, message` (the message may be empty).
+[[noreturn]] __attribute__((noinline, cold)) inline void assertion_error(const char* message) {
+  throw Error(ErrorKind::AssertionError, message);
 }
 
 }  // namespace pydd

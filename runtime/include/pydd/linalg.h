@@ -21,6 +21,11 @@ extern "C" {
 // LAPACK LU factorization with partial pivoting (column-major, 1-based ipiv).
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
 void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
+// LAPACK's solve of A X = B from A's LU factors (column-major B, nrhs columns).
+void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
+             double* b, const int* ldb, int* info, size_t trans_len);
+void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda, const int* ipiv,
+             float* b, const int* ldb, int* info, size_t trans_len);
 }
 
 namespace pydd {
@@ -392,6 +397,109 @@ std::tuple<Array<detail::lapack_t<T>, 2>, Array<int32_t, 1>> ludcmp(const Array<
   int32_t* p = piv.data();
   for (int64_t i = 0, n = piv.size(); i < n; ++i) p[i] -= 1;
   return {copy(transpose(f)), piv};
+}
+
+// ---- numpy.linalg: det, inv, solve, norm ----------------------------------
+
+namespace detail {
+
+/// The LU factors of a square A for numpy.linalg (no finiteness check: NaN
+/// propagates, as in NumPy), column-major, and whether A is singular.
+template <class T>
+Array<lapack_t<T>, 2> square_lu(const char* name, const Array<T, 2>& a, Array<int32_t, 1>* piv, bool* singular) {
+  using F = lapack_t<T>;
+  if (a.shape(0) != a.shape(1)) {
+    char msg[128];
+    std::snprintf(msg, sizeof msg, "%s: Last 2 dimensions of the array must be square", name);
+    throw Error(ErrorKind::LinAlgError, msg);
+  }
+  Array<F, 2> f = astype<F>(transpose(a));
+  const int n = int(a.shape(0)), lda = n > 1 ? n : 1;
+  *piv = Array<int32_t, 1>::zeros({n});
+  int info = 0;
+  if (n > 0) {
+    if constexpr (std::is_same_v<F, float>) sgetrf_(&n, &n, f.data(), &lda, piv->data(), &info);
+    else dgetrf_(&n, &n, f.data(), &lda, piv->data(), &info);
+  }
+  *singular = info > 0;
+  return f;
+}
+
+/// X with A X = B, B given column-major as an (nrhs, n) C-order array (overwritten).
+template <class F>
+void lu_solve(const Array<F, 2>& lu, const Array<int32_t, 1>& piv, bool singular, Array<F, 2>& b) {
+  if (singular) throw Error(ErrorKind::LinAlgError, "Singular matrix");
+  const int n = int(lu.shape(0)), nrhs = int(b.shape(0)), lda = n > 1 ? n : 1;
+  if (n == 0 || nrhs == 0) return;
+  int info = 0;
+  const char trans = 'N';
+  if constexpr (std::is_same_v<F, float>) sgetrs_(&trans, &n, &nrhs, lu.data(), &lda, piv.data(), b.data(), &lda, &info, 1);
+  else dgetrs_(&trans, &n, &nrhs, lu.data(), &lda, piv.data(), b.data(), &lda, &info, 1);
+}
+
+}  // namespace detail
+
+/// numpy.linalg.det(A) as NumPy computes it: the sign and the log of |det|
+/// from the LU factors, then sign * exp(logdet).
+template <class T>
+detail::lapack_t<T> det(const Array<T, 2>& a) {
+  using F = detail::lapack_t<T>;
+  Array<int32_t, 1> piv;
+  bool singular;
+  const Array<F, 2> f = detail::square_lu("det", a, &piv, &singular);
+  const int64_t n = a.shape(0);
+  F sign = F(1), logdet = F(0);
+  for (int64_t i = 0; i < n; ++i) {
+    const F d = f.data()[i * n + i];
+    if (piv.data()[i] != i + 1) sign = -sign;
+    if (d < 0) sign = -sign;
+    logdet += std::log(std::abs(d));
+    if (d == 0) sign = F(0);
+  }
+  if (sign == F(0)) return F(0);
+  return sign * std::exp(logdet);
+}
+
+/// numpy.linalg.inv(A): solves A X = I (LinAlgError for a singular A).
+template <class T>
+Array<detail::lapack_t<T>, 2> inv(const Array<T, 2>& a) {
+  using F = detail::lapack_t<T>;
+  Array<int32_t, 1> piv;
+  bool singular;
+  const Array<F, 2> f = detail::square_lu("inv", a, &piv, &singular);
+  const int64_t n = a.shape(0);
+  Array<F, 2> x = Array<F, 2>::zeros({n, n});
+  for (int64_t i = 0; i < n; ++i) x.data()[i * n + i] = F(1);
+  detail::lu_solve(f, piv, singular, x);
+  return copy(transpose(x));
+}
+
+/// numpy.linalg.solve(A, b) for a 1-D b or a 2-D B.
+template <class T, class U, int N>
+Array<detail::lapack_t<T>, N> solve(const Array<T, 2>& a, const Array<U, N>& b) {
+  using F = detail::lapack_t<T>;
+  Array<int32_t, 1> piv;
+  bool singular;
+  const Array<F, 2> f = detail::square_lu("solve", a, &piv, &singular);
+  const int64_t n = a.shape(0);
+  if (b.shape(0) != n) {
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "solve: Input operand 1 has a mismatch in its core dimension 0 (size %lld is different from %lld)",
+                  static_cast<long long>(b.shape(0)), static_cast<long long>(n));
+    throw Error(ErrorKind::ValueError, msg);
+  }
+  if constexpr (N == 1) {
+    Array<F, 2> col = Array<F, 2>::empty({int64_t(1), n});
+    for (int64_t i = 0; i < n; ++i) col.data()[i] = convert<F>(b(i));
+    detail::lu_solve(f, piv, singular, col);
+    Array<F, 1> out = Array<F, 1>::empty({n});
+    for (int64_t i = 0; i < n; ++i) out.data()[i] = col.data()[i];
+    return out;
+  } else {
+    Array<F, 2> cols = astype<F>(transpose(b));
+    detail::lu_solve(f, piv, singular, cols);
+    return copy(transpose(cols));
+  }
 }
 
 }  // namespace pydd

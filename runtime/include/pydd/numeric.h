@@ -290,4 +290,19 @@ struct isclose {
 };
 }  // namespace op
 
+/// numpy.linalg.norm(x): the 2-norm of the flattened x (Frobenius for a
+/// matrix), sqrt of the sum of squares, in R (float64, float32 kept).
+template <class R, class T, int N>
+R norm(const Array<T, N>& a) {
+  return std::sqrt(sum<R>(detail::map_new<R>("norm", [](T x) { const R y = convert<R>(x); return y * y; }, a)));
+}
+/// numpy.linalg.norm(x, axis=k): the 2-norms of the lanes along axis k.
+template <class R, class T, int N>
+Array<R, N - 1> norm_axis(const Array<T, N>& a, int64_t axis) {
+  Array<R, N - 1> s = sum_axis<R>(detail::map_new<R>("norm", [](T x) { const R y = convert<R>(x); return y * y; }, a), axis);
+  R* p = s.data();
+  for (int64_t i = 0, e = s.size(); i < e; ++i) p[i] = std::sqrt(p[i]);
+  return s;
+}
+
 }  // namespace pydd

@@ -11,10 +11,12 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <tuple>
 #include <type_traits>
 
 #include "pydd/abi.h"
 #include "pydd/array.h"
+#include "pydd/containers.h"
 #include "pydd/errors.h"
 
 namespace pydd {
@@ -84,6 +86,12 @@ class PrintLine {
   void add_array(PrintElem elem, const void* data, int64_t n, int64_t stride);
   /// Ends the line with '\n' and writes it to the sink.
   void finish();
+  /// A list, dict or tuple as Python's repr: `open` ("[", "{", "(") after
+  /// the usual separator, `between` (", " or ": ") between its parts, then
+  /// `close`; its parts are added without a separator of their own.
+  void open(const char* text);
+  void between(const char* text);
+  void close(const char* text);
 
  private:
   void separate();
@@ -98,6 +106,53 @@ class PrintLine {
 
 template <class T>
 inline constexpr bool always_false_v = false;
+
+template <class T>
+struct is_list : std::false_type {};
+template <class T>
+struct is_list<List<T>> : std::true_type {};
+template <class T>
+struct is_dict : std::false_type {};
+template <class K, class V>
+struct is_dict<Dict<K, V>> : std::true_type {};
+template <class T>
+struct is_tuple : std::false_type {};
+template <class... T>
+struct is_tuple<std::tuple<T...>> : std::true_type {};
+
+template <class T>
+inline void add_value(PrintLine& line, const T& value);
+
+/// Lists, dicts and tuples of scalars (nested too), as Python prints them.
+template <class T>
+inline void add_container(PrintLine& line, const T& value) {
+  if constexpr (is_list<T>::value) {
+    line.open("[");
+    for (int64_t i = 0; i < value.size(); ++i) {
+      if (i) line.between(", ");
+      add_value(line, value[i]);
+    }
+    line.close("]");
+  } else if constexpr (is_dict<T>::value) {
+    line.open("{");
+    bool first = true;
+    for (const auto& kv : value.items()) {
+      if (!first) line.between(", ");
+      first = false;
+      add_value(line, kv.first);
+      line.between(": ");
+      add_value(line, kv.second);
+    }
+    line.close("}");
+  } else {
+    line.open("(");
+    std::apply([&](const auto&... parts) {
+      int i = 0;
+      ((i++ ? line.between(", ") : void(), add_value(line, parts)), ...);
+    }, value);
+    line.close(std::tuple_size_v<T> == 1 ? ",)" : ")");
+  }
+}
 
 template <class T>
 inline void add_value(PrintLine& line, const T& value) {
@@ -118,6 +173,8 @@ inline void add_value(PrintLine& line, const T& value) {
     line.add_array(print_elem<E>(), value.data(), value.shape(0), value.stride(0));
   } else if constexpr (std::is_convertible_v<const T&, const char*>) {
     line.add(static_cast<const char*>(value));
+  } else if constexpr (is_list<T>::value || is_dict<T>::value || is_tuple<T>::value) {
+    add_container(line, value);
   } else {
     static_assert(always_false_v<T>, "pydd::print: unsupported argument type");
   }

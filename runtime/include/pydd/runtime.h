@@ -9,6 +9,7 @@
 #include "pydd/errors.h"
 #include "pydd/library.h"
 #include "pydd/linalg.h"
+#include "pydd/manipulation.h"
 #include "pydd/numeric.h"
 #include "pydd/parallel.h"
 #include "pydd/print.h"

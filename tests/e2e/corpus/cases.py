@@ -40,4 +40,9 @@ ARGS = {
     "hist_count": lambda rng, s: (rng.normal(size=_n(s, 100, 1_000_000)), 10),
     "masked_mean": lambda rng, s: (rng.normal(size=_n(s, 30, 1_000_000)),),
     "wave_energy": lambda rng, s: (np.linspace(0.0, 4.0, _n(s, 40, 1_000_000)), 0.7),
+    "robust_zscore": lambda rng, s: (rng.standard_t(2, _n(s, 51, 1_000_001)),),
+    "polyfit": lambda rng, s: (lambda x: (x, np.sin(3 * x) + 0.1 * rng.normal(size=x.size)))(
+        rng.uniform(-1, 1, _n(s, 40, 1_000_000))),
+    "top_k": lambda rng, s: (rng.normal(size=_n(s, 30, 1_000_000)), rng.normal(size=(_n(s, 4, 1000), _n(s, 5, 1000)))),
+    "kmeans_step": lambda rng, s: (rng.normal(size=(_n(s, 40, 200_000), 3)), rng.normal(size=(_n(s, 4, 8), 3))),
 }
