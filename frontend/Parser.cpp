@@ -267,7 +267,8 @@ class Lowerer {
     if (lt == "true" || lt == "false") {
       if (!negated) return lt == "true" ? "True" : "False";
     } else if (lt == "integer") {
-      if (auto* i = dyn_cast<IntLit>(integer(literal, negated).get())) return std::to_string(i->value);
+      ExprPtr value = integer(literal, negated);  // held: the literal's value is read below
+      if (auto* i = dyn_cast<IntLit>(value.get())) return std::to_string(i->value);
       return "0";  // reported
     } else if (lt == "float") {
       auto lit = floating(literal);

@@ -1072,8 +1072,16 @@ def heappeek(h):
 
 
 def time():
-    """Intrepydd's ``time()``: the wall clock in seconds, as ``time.time()``."""
+    """Intrepydd's ``time()``: the wall clock in seconds, as ``time.time()``.
+
+    Not exported by ``from pydd import *`` (it would hide the ``time``
+    module of a script or notebook that imports both); load_python gives it
+    to kernels (KERNEL_ONLY)."""
     return _time.time()
+
+
+# Library functions a kernel file sees without importing them by name.
+KERNEL_ONLY = {"time": time}
 
 
 def assertion_error(message=None):
@@ -1153,7 +1161,7 @@ __all__ = [
     "sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "allclose", "where",
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",
-    "heapinit", "heappush", "heappop", "heappeek", "assertion_error", "time",
+    "heapinit", "heappush", "heappop", "heappeek", "assertion_error", "broadcast_to", "broadcast_shapes_for",
     "SparseMat", "csr_to_spm", "spm_to_csr", "empty_spm", "spm_set_item", "spm_set_item_unsafe", "nnz",
     "row", "nonzeros", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
 ]

@@ -178,6 +178,7 @@ def load_python(path, module_name=None):
     module = types.ModuleType(module_name or path.stem)
     module.__file__ = str(path)
     module.__dict__[_LIB_NAME] = _lib
+    module.__dict__.update(_lib.KERNEL_ONLY)
     exec(code, module.__dict__)
     # Kernels with a SparseMat in their signature take sparse arguments as
     # pydd._lib's SparseMatrix (operators as pydd's) and return csr_matrix.

@@ -517,7 +517,7 @@ Array<T, sizeof...(I)> broadcast_to(const Array<T, N>& a, const std::tuple<I...>
     else ok = false;
   }
   if (!ok) {
-    char msg[256], from[90], to[90];
+    char msg[256], from[64], to[64];  // what fits an Error's message
     detail::format_shape(from, sizeof from, detail::Layout{N, a.shape(), nullptr});
     detail::format_shape(to, sizeof to, detail::Layout{M, sh, nullptr});
     std::snprintf(msg, sizeof msg,
