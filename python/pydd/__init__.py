@@ -25,6 +25,7 @@ Two jobs:
 
 from pydd._lib import *  # noqa: F401,F403
 from pydd._lib import __all__, ArrayType, DictType, HeapType, ListType, SparseMatType, TupleType
+from pydd._lib import time  # noqa: F401  (pydd.time(); not in __all__, see _lib.KERNEL_ONLY)
 from pydd._loader import rewrite_source, rewrite_tree, load_python
 from pydd._build import CompileError, compile, find_pyddc
 from pydd._kernel import FallbackWarning, Kernel, kernel
