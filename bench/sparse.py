@@ -6,7 +6,9 @@ SciPy one-liner: spmv (`S @ x`), spmm (`A @ B`), spm_mul (`A.multiply(B)`,
 sparse.sparse, and `A.multiply(x)`, a dense row), the row sums `S.sum(1)`, and
 `S @ x` written as a loop over `S.row(i)`. They run on a random 10^5 x 10^5
 float64 matrix (10 entries per row; 4 per row for the spmm operands, whose
-product has ~16) and on /work/shared/data/jhu.mtx (a 5157-node graph,
+product has ~16), the sampled product `S.multiply(X @ Y.T)` (S 10^4 x 10^4
+at 0.1% density, X and Y 10^4 x 64: only S's entries of the product are
+computed) and triangle counting's masked product `A.multiply(A @ A)` and on /work/shared/data/jhu.mtx (a 5157-node graph,
 Matrix Market, read with scipy.io.mmread, as float64; its spm_mul is the
 triangle-counting step `A.multiply(A @ A)`), compiled with pydd.compile at
 the default -O3, against SciPy in this process.
@@ -100,6 +102,7 @@ def cases(k, name, A, A4, B4, R, x):
         (name, "spm_mul: A.multiply(x) (dense row)", A.nnz, lambda: A.multiply(x),
          lambda: k.spm_mul_row_f64(A, x)),
         (name, "S.sum(1)", A.nnz, lambda: np.asarray(A.sum(1)).ravel(), lambda: k.row_sums_f64(A)),
+        (name, "triangle counting: A.multiply(A @ A)", A.nnz, lambda: A.multiply(A @ A), lambda: k.triangles_f64(A)),
     ]
 
 
@@ -109,7 +112,13 @@ def random_cases(k, n):
     A4, B4 = random_csr(rng, n, 4), random_csr(rng, n, 4)
     R = (A + random_csr(rng, n, 10)).tocsr()  # contains A's structure
     x = rng.random(n)
-    return cases(k, f"random {n}x{n}", A, A4, B4, R, x)
+    # the sampled product: S at 0.1% density, X and Y with 64 columns
+    m = n // 10
+    S = sp.random(m, m, density=1e-3, format="csr", random_state=rng.integers(1 << 30))
+    X, Y = rng.random((m, 64)), rng.random((m, 64))
+    sampled = (f"random {m}x{m}", "sampled product: S.multiply(X @ Y.T), X, Y 64 columns", S.nnz,
+               lambda: S.multiply(X @ Y.T), lambda: k.sddmm_f64(S, X, Y))
+    return cases(k, f"random {n}x{n}", A, A4, B4, R, x) + [sampled]
 
 
 def jhu_cases(k):

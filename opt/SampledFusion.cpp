@@ -36,6 +36,7 @@ class Sampler {
     auto* call = dyn_cast<Call>(slot.get());
     if (!call || call->target != CallTarget::Library || !call->library->keepsSparseStructure || call->args.size() != 2)
       return false;
+    if (call->args[0]->type.isSparse() && call->args[1]->type.isSparse()) return mask(*call, slot, out);
     const int sparseArg = call->args[0]->type.isSparse() ? 0 : 1;
     ExprPtr& sparse = call->args[sparseArg];
     ExprPtr& dense = call->args[1 - sparseArg];
@@ -165,7 +166,41 @@ class Sampler {
     return true;
   }
 
+  /// `spm_mul(M, A @ B)` of SparseMats (either order) as the product's
+  /// masked form, which computes A @ B only at M's entries.
+  bool mask(Call& call, ExprPtr& slot, std::vector<StmtPtr>& out) {
+    const int productArg = isMaskable(*call.args[0], call.type) ? 0 : isMaskable(*call.args[1], call.type) ? 1 : -1;
+    if (productArg < 0 || call.args[1 - productArg]->type != call.type) return false;
+    auto& product = cast<Call>(*call.args[productArg]);
+    ExprPtr& M = call.args[1 - productArg];
+    std::vector<ExprPtr*> operands;
+    if (productArg == 1) operands.push_back(&M);
+    for (auto& a : product.args) operands.push_back(&a);
+    if (productArg == 0) operands.push_back(&M);
+    for (size_t i = 1; i < operands.size(); ++i)
+      if (mayRaise(**operands[i], Ctx.options.boundsCheck) || hasSideEffects(**operands[i])) return false;
+    if (hasSideEffects(*operands[0]->get())) return false;
+    for (ExprPtr* o : operands)
+      if ((*o)->kind != ExprKind::Var) out.push_back(Ctx.spill(F, *o, "S"));
+    auto first = std::make_unique<BoolLit>(Loc, productArg == 1);
+    first->type = Type::boolTy();
+    const char* name = product.library->masked;
+    slot = build::libraryCall(Loc, lookupLibraryFunction(name), name,
+                              args(std::move(M), std::move(product.args[0]), std::move(product.args[1]), std::move(first)),
+                              call.type);
+    ++Ctx.stats["sample: sparse products masked"];
+    return true;
+  }
+
  private:
+  /// A product of two SparseMats of `type` with a masked form.
+  static bool isMaskable(const Expr& e, const Type& type) {
+    auto* c = dyn_cast<Call>(&e);
+    return c && c->target == CallTarget::Library && c->library->masked && c->args.size() == 2 && c->type == type &&
+           c->args[0]->type == type && c->args[1]->type == type;
+  }
+
+  /// A 2-D product of 2-D operands private:
   /// A 2-D product of 2-D operands of its own element type, whose catalog
   /// entry names the function computing it at a SparseMat's entries.
   static bool isProduct(const Expr& e) {

@@ -14,6 +14,11 @@
 // sinkhorn-wmd's `spm_mul(c, 1.0 / (K.T @ u))` computes nnz(c) dot products
 // instead of the vocabulary x documents product.
 //
+// With two SparseMats, `spm_mul(M, spmm(A, B))` (either order; triangle
+// counting's `spm_mul(spmm(A, A), A)`) becomes the product's masked form
+// (the catalog's `masked` function, masked_spmm), which sums A @ B only
+// where M stores entries and builds no intermediate matrix.
+//
 // When it is safe: the sparse product is the first thing its statement
 // evaluates (the value of an assignment, return or expression statement, or
 // the first argument of a call there, recursively), so computing its
@@ -35,8 +40,9 @@
 namespace pydd {
 
 /// Samples the dense operands of structure-keeping sparse products in `f`.
-/// Counts "sample: sparse products sampled" and "sample: products sampled"
-/// (the 2-D products never materialized).
+/// Counts "sample: sparse products sampled", "sample: products sampled"
+/// (the 2-D products never materialized) and "sample: sparse products
+/// masked".
 void sampleSparseProducts(Function& f, PassContext& context);
 
 }  // namespace pydd

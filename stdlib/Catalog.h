@@ -107,6 +107,10 @@ struct LibraryFunction {
   /// only at a SparseMat's stored positions, f(S, a, b), one value per
   /// entry in S's order (sampled fusion).
   const char* sampled = nullptr;
+  /// Products of two SparseMats: the catalog function computing
+  /// spm_mul(M, product(a, b)) only at M's stored positions,
+  /// f(M, a, b, mask_first) (mask_first: M is spm_mul's first operand).
+  const char* masked = nullptr;
   /// Element-wise functions only: the per-element formula.
   const ElementRule* element = nullptr;
   /// Reductions that fusion can fold into an element-wise loop.

@@ -117,6 +117,18 @@ Type sampledMatmulType(const Call& c, TypeRuleError& err) {
   return Type::array(c.args[1]->type.elem(), 1);
 }
 
+/// masked_spmm(M, a, b, mask_first): spm_mul(M, a @ b), computed at M's entries.
+Type maskedSpmmType(const Call& c, TypeRuleError& err) {
+  Type m = expectSparse(c, 0, err);
+  if (m.isUnknown()) return m;
+  for (size_t i = 1; i < 3; ++i) {
+    if (expectSparse(c, i, err).isUnknown()) return Type();
+    if (c.args[i]->type.elem() != m.elem()) return fail(err, static_cast<int>(i), "masked_spmm() expects matrices of one element type");
+  }
+  if (!isa<BoolLit>(*c.args[3])) return fail(err, 3, "masked_spmm() expects mask_first as True or False");
+  return m;
+}
+
 // ---- arithmetic and products -----------------------------------------------------
 
 /// spm_add(A, B): the union for two sparse matrices, a dense result with a
@@ -223,6 +235,9 @@ void addSparseFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("sampled_matmul", C::Sparse, {"S", "a", "b"}, 3, "(a @ b)[S.nonzero()], computed only there",
                       sampledMatmulType,
                       [](const Call&, llvm::ArrayRef<std::string> args) { return callText("pydd::sampled_matmul", args); }));
+  out.push_back(entry("masked_spmm", C::Sparse, {"M", "a", "b", "mask_first"}, 4,
+                      "M.multiply(a @ b) (or (a @ b).multiply(M)), computed at M's entries", maskedSpmmType,
+                      [](const Call&, llvm::ArrayRef<std::string> args) { return callText("pydd::masked_spmm", args); }));
   out.push_back(entry("nnz", C::Sparse, {"S"}, 1, "S.nnz", nnzType, emitNnz));
   out.push_back(entry("spm_add", C::Sparse, {"a", "b"}, 2, "a + b", spmAddType, emitTyped));
   LibraryFunction mul = entry("spm_mul", C::Sparse, {"a", "b"}, 2, "a.multiply(b)", spmMulType, emitTyped);
@@ -230,7 +245,9 @@ void addSparseFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(mul);
   out.push_back(entry("spm_scale", C::Sparse, {"S", "x"}, 2, "S * x", spmScaleType, emitTyped));
   out.push_back(entry("spmv", C::Sparse, {"S", "x"}, 2, "S @ x", spmvType, emitTyped));
-  out.push_back(entry("spmm", C::Sparse, {"a", "b"}, 2, "a @ b", spmmType, emitTyped));
+  LibraryFunction spmm = entry("spmm", C::Sparse, {"a", "b"}, 2, "a @ b", spmmType, emitTyped);
+  spmm.masked = "masked_spmm";
+  out.push_back(spmm);
   out.push_back(entry("spmm_dense", C::Sparse, {"a", "b"}, 2, "a @ b (one dense)", spmmDenseType, emitTyped));
   out.push_back(entry("row", C::Sparse, {"S", "i"}, 2, "zip(S.indices[p:q], S.data[p:q])", rowType, emitIterationOnly));
   out.push_back(entry("nonzeros", C::Sparse, {"S"}, 1, "(r, c, v) in CSR order", nonzerosType, emitIterationOnly));

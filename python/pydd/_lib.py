@@ -940,6 +940,13 @@ def sampled_matmul(S, a, b):
     return np.einsum("ij,ji->i", a[rows, :], b[:, S.indices[:n]])
 
 
+def masked_spmm(M, a, b, mask_first):
+    """``spm_mul(M, spmm(a, b))`` (``spm_mul(spmm(a, b), M)`` when
+    ``mask_first`` is false): the compiled code computes only the entries of
+    ``a @ b`` at M's stored positions."""
+    return spm_mul(M, spmm(a, b)) if mask_first else spm_mul(spmm(a, b), M)
+
+
 def row(S, i):
     """The (column, value) pairs of row ``i`` of sparse ``S`` in storage
     order (``for j, v in S.row(i)``); columns are int64, values of S's
@@ -1192,7 +1199,7 @@ __all__ = [
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",
     "heapinit", "heappush", "heappop", "heappeek", "assertion_error", "broadcast_to", "broadcast_shapes_for",
     "SparseMat", "csr_to_spm", "spm_to_csr", "empty_spm", "spm_set_item", "spm_set_item_unsafe", "nnz",
-    "row", "nonzeros", "spm_with_values", "sampled_matmul", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
+    "row", "nonzeros", "spm_with_values", "sampled_matmul", "masked_spmm", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
 ]
 
 # Library functions, i.e. the names whose method spelling is rewritten.

@@ -25,9 +25,9 @@ def kern(request, reference, build):
     return get
 
 
-def matrix(density, layout, m=40, n=30, dtype=np.float64, seed=0):
+def matrix(density, layout, m=40, n=30, dtype=np.float64, seed=0, scale=True):
     rng = np.random.default_rng([seed, int(density * 1e4), LAYOUTS.index(layout)])
-    if density == 1e-3:
+    if density == 1e-3 and scale:
         m, n = m * 5, n * 5  # a few entries
     S = random_csr(rng, m, n, density, dtype)
     if layout == "unsorted32":
@@ -123,3 +123,54 @@ def test_shape_errors_are_the_products(kern):
     check(*kern("sddmm"), S, normal(rng, m + 1, 3), normal(rng, n, 3), expect=ValueError)  # S * (m+1, n)
     check(*kern("tree"), S, normal(rng, m, 2), normal(rng, 2, n), normal(rng, m, n + 1), normal(rng, n),
           expect=ValueError)
+
+
+# ---- masked sparse products: spm_mul(M, spmm(A, B)) -------------------------------------
+
+
+def graph(rng, n, density, dtype=np.float64):
+    """A symmetric adjacency matrix without self loops."""
+    U = sp.triu(sp.random(n, n, density=density, random_state=int(rng.integers(1 << 30))), k=1)
+    A = sp.csr_matrix(((U + U.T) > 0).astype(dtype))
+    A.sort_indices()
+    return A
+
+
+@densities
+def test_triangle_counting(kern, density):
+    rng = np.random.default_rng(int(density * 1e4))
+    A = graph(rng, 60, max(density, 0.02))
+    check(*kern("triangles"), A, expect=sp.csr_matrix(sp.csr_matrix(A @ A).multiply(A)), rtol=0)
+    Ai = A.astype(np.int64)
+    check(*kern("triangle_count_i64"), Ai, expect=int((Ai @ Ai).multiply(Ai).sum()) // 6)
+
+
+@densities
+@layouts
+def test_masked_products(kern, density, layout):
+    rng, M = matrix(density, layout, m=30, n=25, scale=False)
+    _, A = matrix(min(0.5, density * 40), layout, m=30, n=20, seed=1, scale=False)
+    _, B = matrix(min(0.5, density * 40), layout, m=20, n=25, seed=2, scale=False)
+    check(*kern("masked_first"), M, A, B, expect=sp.csr_matrix(M.multiply(A @ B)), rtol=0)
+
+
+def test_masked_products_outside_the_fast_path(kern):
+    rng, M = matrix(0.3, "sorted32", m=12, n=10)
+    _, A = matrix(0.5, "sorted32", m=12, n=8, seed=1)
+    _, B = matrix(0.5, "sorted32", m=8, n=10, seed=2)
+    # an infinite or NaN value (x * 0 is kept by SciPy outside the mask),
+    # sums that overflow, duplicate columns: the two operations as written
+    for bad in (np.inf, np.nan, 1e308):
+        B2 = B.copy()
+        B2.data[0] = bad
+        check(*kern("masked_first"), M, A, B2, expect=sp.csr_matrix(M.multiply(A @ B2)), rtol=0)
+    D = sp.csr_matrix((np.ones(3), np.array([1, 1, 2], np.int32), np.array([0, 3] + [3] * 11, np.int32)), shape=(12, 10))
+    check(*kern("masked_first"), D, A, B, expect=sp.csr_matrix(D.multiply(A @ B)), rtol=0)
+    # exact cancellation: a sum of zero is no entry
+    A3 = sp.csr_matrix(np.array([[1.0, -1.0]]))
+    B3 = sp.csr_matrix(np.array([[2.0], [2.0]]))
+    M3 = sp.csr_matrix(np.array([[5.0]]))
+    check(*kern("masked_first"), M3, A3, B3, expect=sp.csr_matrix(M3.multiply(A3 @ B3)), rtol=0)
+    # shapes that do not match raise spmm's and spm_mul's errors
+    check(*kern("masked_first"), M, A, A, expect=ValueError)
+    check(*kern("masked_first"), M[:5], A, B, expect=ValueError)

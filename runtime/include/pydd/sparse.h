@@ -1150,6 +1150,92 @@ SparseMat<detail::sp_result_t<R, T, U>> spmm(const SparseMat<T>& A, const Sparse
   });
 }
 
+namespace detail {
+/// The largest magnitude of the stored values (infinity when one is not
+/// finite) and the longest row.
+template <class C>
+double sp_max_abs(const C& a) {
+  double m = 0;
+  for (int64_t k = 0; k < a.nnz; ++k) {
+    const double x = static_cast<double>(a.v[k] < 0 ? -a.v[k] : a.v[k]);
+    m = x > m || x != x ? x : m;
+  }
+  return m == m ? m : std::numeric_limits<double>::infinity();
+}
+template <class C>
+int64_t sp_longest_row(const C& a) {
+  int64_t l = 0;
+  for (int64_t i = 0; i < a.m; ++i) l = std::max<int64_t>(l, a.p[i + 1] - a.p[i]);
+  return l;
+}
+}  // namespace detail
+
+/// masked_spmm(M, A, B, mask_first): spm_mul(M, spmm(A, B)) (the operands of
+/// spm_mul swapped when !mask_first) computing only the entries of A @ B at
+/// M's stored positions (a masked sparse product; triangle counting's
+/// spm_mul(spmm(A, A), A)): spmm's row loop without its bookkeeping of the
+/// columns a row reaches, and no intermediate matrix. It
+/// gives what the two operations give: each kept entry adds the same
+/// products in the same order, zero sums and zero products are dropped, and
+/// for floats no entry outside M's structure survives (SciPy's multiply
+/// keeps x * 0 only for an infinite or NaN x) because every value is finite
+/// and no sum can overflow, which is checked first. A row of M with a
+/// duplicate column, or values that fail that check, run the two operations
+/// as written.
+template <class T>
+SparseMat<T> masked_spmm(const SparseMat<T>& M, const SparseMat<T>& A, const SparseMat<T>& B, bool mask_first) {
+  auto general = [&] { return mask_first ? spm_mul<T>(M, spmm<T>(A, B)) : spm_mul<T>(spmm<T>(A, B), M); };
+  if (A.cols() != B.rows() || M.rows() != A.rows() || M.cols() != B.cols()) return general();  // their errors
+  auto masked = [&](const auto& m, const auto& a, const auto& b) -> SparseMat<T> {
+    if constexpr (std::is_floating_point_v<T>) {
+      const double bound = detail::sp_max_abs(a) * detail::sp_max_abs(b) * static_cast<double>(detail::sp_longest_row(a));
+      if (!(bound <= static_cast<double>(std::numeric_limits<T>::max())) || !(detail::sp_max_abs(m) < HUGE_VAL))
+        return general();
+    }
+    const int64_t rows = m.m, n = m.n;
+    Array<int64_t, 1> indptr = detail::sp_vec<int64_t>(rows + 1);
+    Array<int64_t, 1> cols = detail::sp_vec<int64_t>(m.nnz);
+    Array<T, 1> vals = detail::sp_vec<T>(m.nnz);
+    int64_t* ip = indptr.data();
+    int64_t* oc = cols.data();
+    T* ov = vals.data();
+    // Row i's products are summed into acc[j] for every column, as spmm
+    // sums them, without a test per product: the columns M's row stores
+    // are reset to zero first and are the only ones read. A sum that is
+    // zero, or that no product reached, is no entry (values are finite).
+    std::unique_ptr<int64_t[]> mask(new int64_t[n > 0 ? n : 1]);
+    std::unique_ptr<T[]> acc(new T[n > 0 ? n : 1]);
+    std::fill(mask.get(), mask.get() + n, int64_t{-1});
+    std::fill(acc.get(), acc.get() + n, T(0));
+    int64_t w = 0;
+    ip[0] = 0;
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t e = m.p[i]; e < m.p[i + 1]; ++e) {
+        const int64_t j = m.c[e];
+        if (mask[j] == i) return general();  // a duplicate column
+        mask[j] = i, acc[j] = T(0);
+      }
+      for (int64_t ka = a.p[i]; ka < a.p[i + 1]; ++ka) {
+        const T x = a.v[ka];
+        const int64_t l = a.c[ka];
+        for (int64_t kb = b.p[l]; kb < b.p[l + 1]; ++kb)
+          acc[b.c[kb]] = detail::sp_add<T>(acc[b.c[kb]], detail::sp_mul<T>(x, b.v[kb]));  // 0 + p first, as spmm
+      }
+      for (int64_t e = m.p[i]; e < m.p[i + 1]; ++e) {
+        const int64_t j = m.c[e];
+        if (acc[j] == T(0)) continue;
+        const T r = mask_first ? detail::sp_mul<T>(m.v[e], acc[j]) : detail::sp_mul<T>(acc[j], m.v[e]);
+        if (r != T(0)) oc[w] = j, ov[w++] = r;
+      }
+      ip[i + 1] = w;
+    }
+    return detail::sp_make<T>(rows, n, indptr, cols, vals, w);
+  };
+  if (M.narrow() && A.narrow() && B.narrow())
+    return masked(M.template csr<int32_t>(), A.template csr<int32_t>(), B.template csr<int32_t>());
+  return masked(M.template csr<int64_t>(), A.template csr<int64_t>(), B.template csr<int64_t>());
+}
+
 /// spmm_dense(S, D): sparse @ dense 2-D -> dense.
 template <class R = void, class T, class U>
 Array<detail::sp_result_t<R, T, U>, 2> spmm_dense(const SparseMat<T>& S, const Array<U, 2>& D) {
