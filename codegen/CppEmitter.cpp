@@ -720,7 +720,7 @@ class FunctionEmitter {
       }
       for (auto& h : header) line(depth + 1, h);
     } else if (auto* c = dyn_cast<Call>(f.iterable.get()); c && c->library && (c->callee == "row" || c->callee == "nonzeros")) {
-      sparseLoop(*c, *f.body, loopVar, depth);
+      return sparseLoop(*c, *f.body, loopVar, depth);
     } else if (f.iterable->type.isArray()) {
       std::string arr = temp("seq"), view = temp("seq_v"), i = temp("i");
       const Type& t = f.iterable->type;
@@ -798,9 +798,14 @@ class FunctionEmitter {
   /// `for t in S.row(i)` / `for t in S.nonzeros()`: a loop over the CSR
   /// arrays that sets t to (column, value) or (row, column, value) tuples,
   /// without building a list. The matrix is held for the loop, as Python's
-  /// iterator holds it.
+  /// iterator holds it. The loop is emitted once per index width (a
+  /// borrowed SciPy structure stays int32), so no read tests the width.
+  /// A column index is range-checked as it is read (SciPy's ValueError):
+  /// one predictable comparison, where checking a caller's matrix in a pass
+  /// of its own before the loop measured 1.33x slower (bench/sparse.py's
+  /// row loop, 10^6 entries).
   void sparseLoop(const Call& c, const Block& body, const std::string& loopVar, int depth) {
-    std::string s = temp("spm"), k = temp("k"), r = temp("r"), end = temp("end");
+    std::string s = temp("spm"), a = temp("csr"), k = temp("k"), r = temp("r"), end = temp("end");
     // A variable the body does not assign is borrowed: a copy would cost an
     // atomic reference count up and down per loop (per row, in a row loop).
     bool borrow = false;
@@ -808,24 +813,33 @@ class FunctionEmitter {
       borrow = !assignedVars(body).count(v->name);
     }
     line(depth + 1, std::string(borrow ? "const auto& " : "const auto ") + s + " = " + expr(*c.args[0]) + ";");
-    // Row pointers and column indices of either width (a borrowed SciPy
-    // matrix stays int32); each column index is range-checked as it is read.
-    line(depth + 1, "const auto " + s + "_p = " + s + ".row_pointers();");
-    line(depth + 1, "const auto " + s + "_j = " + s + ".columns();");
-    line(depth + 1, "const auto* " + s + "_v = " + s + ".data().data();");
-    std::string tuple = cxxType(c.type.elems()[0]);
-    if (c.callee == "row") {
+    if (c.callee == "row")
       line(depth + 1, "const int64_t " + r + " = pydd::checked_index(" + expr(*c.args[1]) + ", " + s + ".rows(), 0);");
-      line(depth + 1, "for (int64_t " + k + " = " + s + "_p[" + r + "], " + end + " = " + s + "_p[" + r + " + 1]; " + k +
-                          " < " + end + "; ++" + k + ") {");
-      line(depth + 2, loopVar + " = " + tuple + "{" + s + "_j[" + k + "], " + s + "_v[" + k + "]};");
-      return;
-    }
-    // One loop over the non-zeros (so that break and continue mean what
-    // they say), with the row advanced past empty rows.
-    line(depth + 1, "for (int64_t " + k + " = 0, " + r + " = 0; " + k + " < " + s + ".nnz(); ++" + k + ") {");
-    line(depth + 2, "while (" + s + "_p[" + r + " + 1] <= " + k + ") ++" + r + ";");
-    line(depth + 2, loopVar + " = " + tuple + "{" + r + ", " + s + "_j[" + k + "], " + s + "_v[" + k + "]};");
+    std::string tuple = cxxType(c.type.elems()[0]);
+    auto copy = [&](const char* width) {
+      std::vector<std::string> header;
+      header.push_back("const auto " + a + " = " + s + ".csr<" + width + ">(false);");
+      if (c.callee == "row") {
+        header.push_back("for (int64_t " + k + " = " + a + ".p[" + r + "], " + end + " = " + a + ".p[" + r + " + 1]; " +
+                         k + " < " + end + "; ++" + k + ") {");
+        header.push_back("  " + loopVar + " = " + tuple + "{pydd::detail::sp_column(" + a + ".c[" + k + "], " + a + ".n), " + a + ".v[" + k + "]};");
+      } else {
+        // One loop over the non-zeros (so that break and continue mean what
+        // they say), with the row advanced past empty rows.
+        header.push_back("for (int64_t " + k + " = 0, " + r + " = 0; " + k + " < " + a + ".nnz; ++" + k + ") {");
+        header.push_back("  while (" + a + ".p[" + r + " + 1] <= " + k + ") ++" + r + ";");
+        header.push_back("  " + loopVar + " = " + tuple + "{" + r + ", pydd::detail::sp_column(" + a + ".c[" + k + "], " + a + ".n), " + a + ".v[" + k + "]};");
+      }
+      // Ctrl-C is seen at the back edges of outer loops (see pydd::Interrupt).
+      if (Opts.interruptChecks && containsLoop(body)) header.push_back("  pydd::check_interrupt();");
+      loopCopy(header, body, depth + 2);
+    };
+    line(depth + 1, "if (" + s + ".narrow()) {");
+    copy("int32_t");
+    line(depth + 1, "} else {");
+    copy("int64_t");
+    line(depth + 1, "}");
+    line(depth, "}");
   }
 
   /// The C++ name of a pydd variable, computed once per variable.

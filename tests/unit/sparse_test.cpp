@@ -186,10 +186,13 @@ TEST(SparseMat, FromCsrValidates) {
                      "column index values must be < 2"));
   EXPECT_TRUE(Raises([&] { pydd::spmv(bad_low, vec<double>({1, 1})); }, ErrorKind::ValueError,
                      "column index values must be >= 0"));
-  // The accessor the compiler's row loops use checks each index it reads.
-  auto cols = bad32.columns();
-  EXPECT_EQ(cols[0], 1);
-  EXPECT_TRUE(Raises([&] { (void)cols[1]; }, ErrorKind::ValueError, "column index values must be < 2"));
+  // The compiler's row loops check each column index as they read it.
+  const auto raw = bad32.csr<int32_t>(false);
+  EXPECT_EQ(pydd::detail::sp_column(raw.c[0], raw.n), 1);
+  EXPECT_TRUE(Raises([&] { (void)pydd::detail::sp_column(raw.c[1], raw.n); }, ErrorKind::ValueError,
+                     "column index values must be < 2"));
+  EXPECT_TRUE(Raises([&] { (void)pydd::detail::sp_column(int64_t{-1}, 2); }, ErrorKind::ValueError,
+                     "column index values must be >= 0"));
   // Arrays longer than nnz: the tail is ignored, and an insertion does not
   // write into it.
   auto c3 = vec<int64_t>({0, 1, 77});

@@ -121,28 +121,17 @@ struct Csr {
   const T* v;
 };
 
-/// The row pointers and column indices of a matrix of either width, for
-/// loops the compiler emits (`for j, v in S.row(i)`). A column index is
-/// range-checked as it is read, so a loop never needs the whole-matrix
-/// check; the width test is loop-invariant (hoisted at -O3).
-struct SpRowPointers {
-  const int32_t* p32;
-  const int64_t* p64;
-  int64_t operator[](int64_t k) const { return p32 ? p32[k] : p64[k]; }
-};
-struct SpColumns {
-  const int32_t* c32;
-  const int64_t* c64;
-  int64_t n;
-  int64_t operator[](int64_t k) const {
-    const int64_t j = c32 ? c32[k] : c64[k];
-    if (static_cast<uint64_t>(j) >= static_cast<uint64_t>(n)) {
-      if (j < 0) sp_value_error("column index values must be >= 0");
-      sp_column_error(n);
-    }
-    return j;
+/// Column index j of a matrix of n columns, as a loop the compiler emits
+/// reads it: range-checked (SciPy's ValueError) as it is read, which costs
+/// less than a separate pass over the indices before the loop.
+template <class I>
+inline int64_t sp_column(I j, int64_t n) {
+  if (static_cast<uint64_t>(static_cast<int64_t>(j)) >= static_cast<uint64_t>(n)) {
+    if (j < 0) sp_value_error("column index values must be >= 0");
+    sp_column_error(n);
   }
-};
+  return static_cast<int64_t>(j);
+}
 
 /// The shared state of a SparseMat.
 ///
@@ -358,17 +347,6 @@ class SparseMat {
   bool columns_checked() const { return s_->columns_checked; }
   void check_columns() const { s_->check_columns(); }
   void set_columns_checked() const { s_->columns_checked = true; }
-
-  /// The arrays of either width for loops the compiler emits.
-  detail::SpRowPointers row_pointers() const {
-    s_->materialize();
-    return s_->narrow ? detail::SpRowPointers{s_->indptr32.data(), nullptr} : detail::SpRowPointers{nullptr, s_->indptr.data()};
-  }
-  detail::SpColumns columns() const {
-    s_->materialize();
-    return s_->narrow ? detail::SpColumns{s_->indices32.data(), nullptr, s_->ncols}
-                      : detail::SpColumns{nullptr, s_->indices.data(), s_->ncols};
-  }
 
   /// S[r, c]: the sum of the stored entries at (r, c) (0 if none); negative
   /// indices wrap; IndexError out of range.
