@@ -209,7 +209,7 @@ class Resolver : public Mutator {
     if (name == "bool_") return k = ScalarKind::Bool, true;
     if (name == "float_") return k = ScalarKind::Float64, true;
     if (name == "int_" || name == "intp") return k = ScalarKind::Int64, true;
-    return name != "int" && name != "float" && parseScalarName(name, k);
+    return name != "int" && name != "float" && name != "boolean" && parseScalarName(name, k);
   }
 
   bool isVariable(const std::string& name) {
@@ -275,7 +275,7 @@ class Resolver : public Mutator {
                               "(x) (a new array)");
         return e;
       }
-      return bindLibrary(std::move(e), *lib);
+      return bindLibrary(std::move(e), withMoreArguments(c, *lib));
     }
     if (Function* f = M.find(c.callee)) {
       c.target = CallTarget::User;
@@ -289,6 +289,7 @@ class Resolver : public Mutator {
       return e;
     }
     const LibraryFunction* lib = lookupLibraryFunction(c.callee);
+    if (lib) lib = &withMoreArguments(c, *lib);
     if (!lib) lib = lookupNumpyFunction(c.callee);  // `from numpy import subtract`
     if (lib) {
       if (lib->methodOnly) {
@@ -299,6 +300,17 @@ class Resolver : public Mutator {
     }
     Diag.error(c.loc, "unknown function '" + c.callee + "'");
     return e;
+  }
+
+  /// The entry a call of `lib`'s name binds to: `lib`, or its
+  /// moreArgumentsEntry when the call passes more arguments than `lib`
+  /// takes (`log(x, base)`, `log(x, base=2)`).
+  static const LibraryFunction& withMoreArguments(Call& c, const LibraryFunction& lib) {
+    if (!lib.moreArgumentsEntry || c.args.size() + c.keywords.size() <= lib.params.size()) return lib;
+    const LibraryFunction* more = lookupLibraryFunction(lib.moreArgumentsEntry);
+    if (!more) return lib;
+    c.callee = more->name;
+    return *more;
   }
 
   ExprPtr bindLibrary(ExprPtr e, const LibraryFunction& lib) {
@@ -1185,7 +1197,10 @@ class FunctionTyper {
   int TaskDepth = 0;
 
   void finalizeBlock(Block& b, Jump jump) {
-    for (auto& s : b.stmts) finalizeStmt(*s, jump);
+    for (auto& s : b.stmts) {
+      if (StmtPtr store = maskOrIndexStore(*s)) s = std::move(store);
+      finalizeStmt(*s, jump);
+    }
     // Bare declarations (`x: float64`) have done their work in inference.
     auto isDeclaration = [](const StmtPtr& st) {
       auto* a = dyn_cast<Assign>(st.get());
@@ -1302,6 +1317,25 @@ class FunctionTyper {
         --TaskDepth;
         return;
     }
+  }
+
+  /// `x[mask] = v` (a bool array of x's shape) and `x[idx] = v` (an
+  /// integer array on a 1-D x) as the statements mask_assign(x, mask, v)
+  /// and index_assign(x, idx, v), NumPy's setitem: null for any other
+  /// statement. Augmented forms arrive as `x[m] = x[m] op v` (the parser
+  /// evaluates m once), so they store the same way.
+  StmtPtr maskOrIndexStore(Stmt& s) {
+    auto* a = dyn_cast<Assign>(&s);
+    if (!a || !a->value || a->targets.size() != 1) return nullptr;
+    auto* x = dyn_cast<Index>(a->targets[0].get());
+    if (!x || x->indices.size() != 1 || x->indices[0]->kind == ExprKind::Slice) return nullptr;
+    Type bt = typeOf(x->base, true), it = typeOf(x->indices[0], true);
+    if (!bt.isArray() || !it.isArray()) return nullptr;
+    const char* name = it.elem() == ScalarKind::Bool ? "mask_assign" : "index_assign";
+    ExprPtr call = std::make_unique<Call>(x->loc, name);
+    lowerToCall(call, name, takeOperands(x->base, x->indices[0], a->value), true);
+    auto stmt = std::make_unique<ExprStmt>(a->loc, std::move(call));
+    return stmt;
   }
 
   void finalizeAssign(Assign& a) {
