@@ -614,7 +614,9 @@ class FunctionTyper {
         defineTargets(*a);
         return;
       }
+      hintShape(a->value.get(), declaredTarget(*a));
       Type vt = typeOf(a->value, Reporting);
+      hintShape(nullptr, Type());
       if (a->targets.size() == 1) {
         // `A += B` on an array updates A in place: A keeps its type.
         if (auto* v = dyn_cast<VarRef>(a->targets[0].get()); v && a->augmented && Vars.count(v->name) && Vars[v->name].type.isArray()) return;
@@ -1110,6 +1112,18 @@ class FunctionTyper {
     if (!known) return Type();
     if (c.target == CallTarget::User) return M.find(c.callee)->returnType;
     if (c.target == CallTarget::Library) {
+      // `x: Array(T, n) = zeros(l)` with a List shape: the annotation gives
+      // the rank, checked against the list's length when it runs.
+      if (&c == ShapeHint.call && c.library->newArray != LibraryFunction::NewArray::No && !c.args.empty() &&
+          c.args[0]->type.isList() && c.args[0]->type.elems()[0].isInteger()) {
+        SourceLoc loc = c.args[0]->loc;
+        ExprPtr list = std::move(c.args[0]);
+        ExprPtr rank = std::make_unique<IntLit>(loc, ShapeHint.rank);
+        c.args[0] = std::make_unique<IntLit>(loc, 0);
+        Type shape = lowerToCall(c.args[0], "shape_from_list", takeOperands(list, rank), report);
+        if (shape.isUnknown()) return Type();
+        c.args[0]->type = shape;
+      }
       TypeRuleError err;
       Type t = c.library->resultType(c, err);
       if (t.isUnknown()) {
@@ -1119,6 +1133,25 @@ class FunctionTyper {
       return t;
     }
     return Type();  // unresolved: reported by the resolver
+  }
+
+  /// The value of an assignment to a variable annotated as an array (or of
+  /// a return with an annotated array type), while it is typed: an
+  /// allocation there may take a List shape, of the annotation's rank.
+  struct {
+    const Expr* call = nullptr;
+    int rank = 0;
+  } ShapeHint;
+  void hintShape(const Expr* value, const Type& target) {
+    ShapeHint.call = target.isArray() ? value : nullptr;
+    ShapeHint.rank = target.isArray() ? target.rank() : 0;
+  }
+  /// The annotated array type `a` stores into, or Unknown.
+  Type declaredTarget(const Assign& a) {
+    if (a.targets.size() != 1) return Type();
+    auto* v = dyn_cast<VarRef>(a.targets[0].get());
+    auto it = v ? Vars.find(v->name) : Vars.end();
+    return it != Vars.end() && it->second.declared ? it->second.type : Type();
   }
 
   // ---- finalize: check statements, make conversions explicit ----
@@ -1298,7 +1331,9 @@ class FunctionTyper {
             Diag.error(r.loc, "'" + F.name + "' must return a value of type " + F.returnType.str());
           return;
         }
+        hintShape(r.value.get(), F.inferReturn ? Type() : F.returnType);
         finalizeExpr(r.value);
+        hintShape(nullptr, Type());
         if (F.returnType.isVoid()) {
           Diag.error(r.value->loc, "'" + F.name + "' is declared '-> None' but returns a value; declare '-> " +
                                        r.value->type.str() + "' (or leave the return type out to infer it)");
@@ -1340,7 +1375,9 @@ class FunctionTyper {
 
   void finalizeAssign(Assign& a) {
     if (!a.value) return;  // a bare declaration
+    hintShape(a.value.get(), declaredTarget(a));
     finalizeExpr(a.value);
+    hintShape(nullptr, Type());
     if (a.value->type.isUnknown()) return;
     if (a.targets.size() == 1) {
       if (auto* v = dyn_cast<VarRef>(a.targets[0].get()); v && a.augmented && Vars.count(v->name) && Vars[v->name].type.isArray())

@@ -488,6 +488,14 @@ extract = np.extract
 take = np.take
 
 
+def shape_from_list(l, ndim):
+    """``tuple(l)``, a ValueError unless it has ``ndim`` entries (what pyddc
+    passes for ``x: Array(T, ndim) = zeros(l)``)."""
+    if len(l) != ndim:
+        raise ValueError(f"a shape list of length {len(l)} for an array declared with rank {ndim}")
+    return tuple(builtins.int(n) for n in l)
+
+
 def mask_assign(a, mask, values):
     """``a[mask] = values`` (what pyddc makes of that store)."""
     a[mask] = values
@@ -934,6 +942,47 @@ def spm_set_item_unsafe(S, value, r, c):
     spm_set_item(S, value, r, c)
 
 
+def spm_diags(v):
+    """The ``n`` x ``n`` sparse matrix with the 1-D ``v`` on its diagonal, as
+    ``scipy.sparse.diags(v)`` in CSR (zeros not stored; float64 unless ``v``
+    is float32)."""
+    v = np.asarray(v)
+    if v.ndim != 1:
+        raise TypeError(f"spm_diags() expects a 1-D array, got rank {v.ndim}")
+    v = v.astype(np.float32 if v.dtype == np.float32 else np.float64)
+    return _csr_result(_scipy_sparse().csr_matrix(_scipy_sparse().diags(v, shape=(len(v), len(v)))))
+
+
+sparse_diags = spm_diags
+
+
+def get_row(A, i):
+    """Row ``i`` of a 2-D array (a view, ``A[i, :]``) or of a sparse matrix
+    (a new dense 1-D array of its dtype, repeated entries summed)."""
+    if _is_sparse(A):
+        S = _csr(A)
+        return S[_row_index(S.shape[0], i)].toarray().ravel()
+    _need_rank("get_row", A, 2)
+    return A[i, :]
+
+
+def get_col(A, j):
+    """Column ``j`` of a 2-D array (a view, ``A[:, j]``) or of a sparse
+    matrix (a new dense 1-D array of its dtype, repeated entries summed)."""
+    if _is_sparse(A):
+        S = _csr(A)
+        return S[:, _row_index(S.shape[1], j)].toarray().ravel()
+    _need_rank("get_col", A, 2)
+    return A[:, j]
+
+
+def _row_index(n, i):
+    i = operator.index(i)
+    if not -n <= i < n:
+        raise IndexError(f"index {i} is out of bounds for size {n}")
+    return i + n if i < 0 else i
+
+
 def nnz(S):
     """The number of stored entries of sparse ``S``."""
     _need_sparse("nnz", S)
@@ -1185,7 +1234,7 @@ __all__ = [
     "tanh", "sinh", "cosh", "log2", "log10", "exp2", "expm1", "log1p", "square", "sign", "log_base",
     "arctan2", "hypot", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
     "all_axes", "var", "std", "count_nonzero", "trace", "cumsum", "cumprod", "diff", "linspace", "eye",
-    "identity", "outer", "isclose", "clip", "expand_dims", "extract", "take", "mask_assign", "index_assign",
+    "identity", "outer", "isclose", "clip", "expand_dims", "extract", "take", "mask_assign", "index_assign", "shape_from_list",
     "searchsorted", "tile", "repeat", "roll", "around", "array", "nonzero", "unravel_index", "det", "inv", "solve", "norm", "sort", "argsort", "median", "unique", "reshape", "ravel", "flatten", "concatenate", "stack", "vstack", "hstack",
     "sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "allclose", "where",
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
@@ -1193,6 +1242,7 @@ __all__ = [
     "heapinit", "heappush", "heappop", "heappeek", "assertion_error", "broadcast_to", "broadcast_shapes_for",
     "SparseMat", "csr_to_spm", "spm_to_csr", "empty_spm", "spm_set_item", "spm_set_item_unsafe", "nnz",
     "row", "nonzeros", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
+    "spm_diags", "sparse_diags", "get_row", "get_col",
 ]
 
 # Library functions, i.e. the names whose method spelling is rewritten.
