@@ -15,6 +15,9 @@ int shapeRank(const Expr& shape, TypeRuleError& err) {
     for (auto& e : lit->elems) entries.push_back(e->type);
   } else if (shape.type.isTuple()) {
     entries = shape.type.elems();
+  } else if (shape.type.isList() && !shape.type.elems()[0].isInteger()) {
+    fail(err, 0, "shape entries must be integers, got " + shape.type.str());
+    return 0;
   } else if (shape.type.isList()) {
     // Its length is known only when the program runs: the rank must come
     // from an annotation (sema then passes shape_from_list(l, rank)).

@@ -317,6 +317,11 @@ def ndim(a):
     return a.ndim
 
 
+def size(a):
+    """The number of elements of array ``a``."""
+    return a.size
+
+
 # ---- element-wise -------------------------------------------------------------------
 
 add = np.add
@@ -1226,7 +1231,7 @@ __all__ = [
     "boolean", "int32", "int64", "float32", "float64", "double",
     "Array", "List", "Dict", "Heap", "Tuple",
     "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "copy", "arange", "fill",
-    "shape", "ndim",
+    "shape", "ndim", "size",
     "add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum",
     "eq", "neq", "lt", "gt", "le", "ge", "logical_and", "logical_or",
     "abs", "minus", "isnan", "isinf", "logical_not", "elemwise_not",
