@@ -1368,7 +1368,7 @@ class FunctionTyper {
     if (!bt.isArray() || !it.isArray()) return nullptr;
     const char* name = it.elem() == ScalarKind::Bool ? "mask_assign" : "index_assign";
     ExprPtr call = std::make_unique<Call>(x->loc, name);
-    lowerToCall(call, name, takeOperands(x->base, x->indices[0], a->value), true);
+    lowerToCall(call, name, takeOperands(x->base, x->indices[0], a->value), false);  // finalizeStmt reports
     auto stmt = std::make_unique<ExprStmt>(a->loc, std::move(call));
     return stmt;
   }

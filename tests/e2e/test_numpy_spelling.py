@@ -137,3 +137,13 @@ def test_log_with_a_base(build, opt):
     assert got[1] == np.log(3.0) / np.log(10.0) and got[2] == 10.0  # Python's math.log(x, base)
     same(comp.logs_with_base, ref.logs_with_base, np.ones(2), 1.0)  # ZeroDivisionError in both (math.log(1, 1))
     same(comp.logs_with_base, ref.logs_with_base, np.ones(2), -2.0)  # ValueError in both (math domain error)
+
+
+def test_numpy_log_has_no_base(tmp_path):
+    """log(x, base) is pydd's; NumPy's np.log(x, out) takes no base."""
+    src = tmp_path / "np_log.pydd"
+    src.write_text("import numpy as np\nfrom pydd import *\n\ndef f(x: Array(float64)) -> Array(float64):\n"
+                   "    return np.log(x, 2.0)\n")
+    r = run_pyddc("--emit=ir", src)
+    assert r.returncode == 1
+    assert "np_log.pydd:5:22: error: log() takes 1 positional argument but 2 were given" in r.stderr
