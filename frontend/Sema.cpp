@@ -1114,8 +1114,9 @@ class FunctionTyper {
     if (c.target == CallTarget::Library) {
       // `x: Array(T, n) = zeros(l)` with a List shape: the annotation gives
       // the rank, checked against the list's length when it runs.
+      // (A list written out, `zeros([2, n])`, has its rank already.)
       if (&c == ShapeHint.call && c.library->newArray != LibraryFunction::NewArray::No && !c.args.empty() &&
-          c.args[0]->type.isList() && c.args[0]->type.elems()[0].isInteger()) {
+          c.args[0]->kind != ExprKind::TupleLit && c.args[0]->type.isList() && c.args[0]->type.elems()[0].isInteger()) {
         SourceLoc loc = c.args[0]->loc;
         ExprPtr list = std::move(c.args[0]);
         ExprPtr rank = std::make_unique<IntLit>(loc, ShapeHint.rank);
