@@ -88,8 +88,11 @@ std::string emitArg(const Call& c, llvm::ArrayRef<std::string> args) {
   std::string text = std::string("pydd::") + c.callee + "(" + args[0] + ")";
   if (axisGiven(c, 1)) {
     std::string axis = axisText(c, 1, rank, args[1], "ValueError");
-    text = rank == 1 ? "(" + axis + ", " + text + ")"
-                     : std::string("pydd::") + c.callee + "_axis(" + args[0] + ", " + axis + ")";
+    int64_t literal;
+    // A 1-D array has one axis: a literal one was checked at compile time,
+    // another is checked (and dropped) before the flat index.
+    if (rank == 1 && !constantInt(*c.args[1], literal)) text = "(" + axis + ", " + text + ")";
+    else if (rank > 1) text = std::string("pydd::") + c.callee + "_axis(" + args[0] + ", " + axis + ")";
   }
   return keepdimsText(c, 1, 2, text, args);
 }
