@@ -6,29 +6,12 @@
 #include "ir/Builder.h"
 #include "ir/Visitor.h"
 #include "opt/Effects.h"
+#include "opt/ElementTree.h"
 #include "opt/Loops.h"
 #include "stdlib/Catalog.h"
 
 namespace pydd {
 namespace {
-
-bool isElementwiseArrayCall(const Expr& e) {
-  auto* c = dyn_cast<Call>(&e);
-  return c && c->target == CallTarget::Library && c->library->element && c->type.isArray();
-}
-
-/// A literal (possibly negated or converted) stays in the loop body: it
-/// costs nothing and keeps NumPy's weak-literal promotion.
-bool isLiteral(const Expr& e) {
-  switch (e.kind) {
-    case ExprKind::IntLit:
-    case ExprKind::FloatLit:
-    case ExprKind::BoolLit: return true;
-    case ExprKind::Unary: return isLiteral(*cast<Unary>(e).operand);
-    case ExprKind::Cast: return isLiteral(*cast<Cast>(e).operand);
-    default: return false;
-  }
-}
 
 /// An array operand of the fused loop, read element by element.
 struct ArrayOperand {
@@ -360,21 +343,16 @@ class Fuser {
 
   /// One element of the tree in the general loop: every array operand read
   /// from its broadcast view at the loop's indices.
-  ExprPtr broadcastElement(const Expr& e, const std::vector<std::string>& loopVars) {
-    if (isElementwiseArrayCall(e)) {
-      auto& c = cast<Call>(e);
-      std::vector<ExprPtr> scalarArgs;
-      for (auto& a : c.args) scalarArgs.push_back(broadcastElement(*a, loopVars));
-      return build::libraryCall(c.loc, c.library, c.library->name, std::move(scalarArgs), Type::scalar(c.type.elem()));
-    }
-    if (!e.type.isArray()) return cloneExpr(e);
-    for (auto& [leaf, view] : LeafViews)
-      if (leaf == &e) {
-        std::vector<ExprPtr> at;
-        for (auto& v : loopVars) at.push_back(var(v, Type::int64()));
-        return build::index(e.loc, var(view.first, view.second), std::move(at), Type::scalar(e.type.elem()));
-      }
-    return nullptr;  // unreachable: operationShapes saw every operand
+  ExprPtr broadcastElement(const Expr& tree, const std::vector<std::string>& loopVars) {
+    return instantiateElement(tree, [&](const Expr& leaf) -> ExprPtr {
+      for (auto& [operand, view] : LeafViews)
+        if (operand == &leaf) {
+          std::vector<ExprPtr> at;
+          for (auto& v : loopVars) at.push_back(var(v, Type::int64()));
+          return build::index(leaf.loc, var(view.first, view.second), std::move(at), Type::scalar(leaf.type.elem()));
+        }
+      return nullptr;  // unreachable: operationShapes saw every operand
+    });
   }
 
   static std::vector<ExprPtr> args(ExprPtr a) {
@@ -465,26 +443,6 @@ class Fuser {
                               DestType);
   }
 
-  /// Whether every element-wise call of the tree types its scalar form as
-  /// its array form's element (abs of a bool array stays bool, of a bool
-  /// scalar it is an int: such a tree is left alone).
-  bool typesPerElement(const Expr& e) {
-    if (!isElementwiseArrayCall(e)) return true;
-    auto& c = cast<Call>(e);
-    Call scalar(c.loc, c.callee);
-    scalar.target = c.target;
-    scalar.library = c.library;
-    for (auto& a : c.args) {
-      if (!typesPerElement(*a)) return false;
-      ExprPtr stand = isLiteral(*a) ? cloneExpr(*a) : build::var(a->loc, "_", Type::scalar(a->type.elem()));
-      if (!a->type.isArray() && !a->type.isScalar()) return false;
-      scalar.args.push_back(std::move(stand));
-    }
-    TypeRuleError err;
-    Type t = c.library->resultType(scalar, err);
-    return err.message.empty() && t == Type::scalar(c.type.elem());
-  }
-
   /// Replaces each operand of the tree that is not a literal or a scalar
   /// variable by a temporary assigned before the loop, in evaluation order,
   /// and records the array operands.
@@ -533,30 +491,25 @@ class Fuser {
 
   /// The tree for one element: array operands indexed by the trailing loop
   /// variables, each element-wise call applied to scalars.
-  ExprPtr perElement(const Expr& e, const std::vector<std::string>& loopVars) {
-    if (isElementwiseArrayCall(e)) {
-      auto& c = cast<Call>(e);
-      std::vector<ExprPtr> scalarArgs;
-      for (auto& a : c.args) scalarArgs.push_back(perElement(*a, loopVars));
-      return build::libraryCall(c.loc, c.library, c.library->name, std::move(scalarArgs), Type::scalar(c.type.elem()));
-    }
-    if (!e.type.isArray()) return cloneExpr(e);
-    // An array operand: find it by variable (a folded view's base reads the
-    // same variable with its leading indices).
-    int rank = e.type.rank();
-    std::vector<ExprPtr> indices;
-    std::string base;
-    Type baseType;
-    if (auto* x = dyn_cast<Index>(&e)) {
-      base = cast<VarRef>(*x->base).name;
-      baseType = x->base->type;
-      for (auto& i : x->indices) indices.push_back(cloneExpr(*i));
-    } else {
-      base = cast<VarRef>(e).name;
-      baseType = e.type;
-    }
-    for (int j = 0; j < rank; ++j) indices.push_back(var(loopVars[ResultRank - rank + j], Type::int64()));
-    return build::index(e.loc, var(base, baseType), std::move(indices), Type::scalar(e.type.elem()));
+  ExprPtr perElement(const Expr& tree, const std::vector<std::string>& loopVars) {
+    return instantiateElement(tree, [&](const Expr& e) {
+      // Found by variable (a folded view's base reads the same variable
+      // with its leading indices).
+      int rank = e.type.rank();
+      std::vector<ExprPtr> indices;
+      std::string base;
+      Type baseType;
+      if (auto* x = dyn_cast<Index>(&e)) {
+        base = cast<VarRef>(*x->base).name;
+        baseType = x->base->type;
+        for (auto& i : x->indices) indices.push_back(cloneExpr(*i));
+      } else {
+        base = cast<VarRef>(e).name;
+        baseType = e.type;
+      }
+      for (int j = 0; j < rank; ++j) indices.push_back(var(loopVars[ResultRank - rank + j], Type::int64()));
+      return build::index(e.loc, var(base, baseType), std::move(indices), Type::scalar(e.type.elem()));
+    });
   }
 
   Function& F;

@@ -11,6 +11,7 @@
 #include "opt/ConstantFold.h"
 #include "opt/DCE.h"
 #include "opt/Fuse.h"
+#include "opt/SampledFusion.h"
 #include "opt/LICM.h"
 
 namespace pydd {
@@ -26,6 +27,9 @@ struct PassInfo {
 const std::vector<PassInfo>& registry() {
   static const std::vector<PassInfo> passes = {
       {"fold", "constant folding", 1, [](Function& f, PassContext&) { constantFold(f); }},
+      // Sampling comes first: a product that LICM hoisted whole would be
+      // computed densely once, where sampling computes only nnz entries.
+      {"sample", "sampled fusion of dense operands of sparse products", 2, sampleSparseProducts},
       // LICM runs before fusion, so that a whole-array operation that is
       // invariant leaves the loop before fusion makes it a loop nest of its
       // own, and again after it, for the extents and the run-time tests

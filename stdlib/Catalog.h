@@ -99,6 +99,14 @@ struct LibraryFunction {
   /// commutative (max, min): OpenMP's reduction identifier for
   /// `s = f(s, e)` in a pfor (opt/Privatization.h). Null otherwise.
   const char* ompReduction = nullptr;
+  /// A product of a SparseMat and a dense operand whose result keeps the
+  /// SparseMat's structure (SciPy's multiply): the dense operand is needed
+  /// only at the stored positions, which sampled fusion computes alone.
+  bool keepsSparseStructure = false;
+  /// Products of 2-D arrays: the catalog function computing the product
+  /// only at a SparseMat's stored positions, f(S, a, b), one value per
+  /// entry in S's order (sampled fusion).
+  const char* sampled = nullptr;
   /// Element-wise functions only: the per-element formula.
   const ElementRule* element = nullptr;
   /// Reductions that fusion can fold into an element-wise loop.

@@ -134,10 +134,14 @@ void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out) {
   using C = LibraryCategory;
   const char* numpy[] = {"numpy.matmul", "numpy.dot (1-D)", "numpy.matmul (2-D @ 1-D)", "numpy.matmul (1-D @ 2-D)",
                          "numpy.matmul (2-D)"};
-  for (size_t i = 0; i < std::size(kProducts); ++i)
-    out.push_back(entry(kProducts[i].name, C::LinearAlgebra, {"a", "b"}, 2, numpy[i], productType, emitProduct));
+  for (size_t i = 0; i < std::size(kProducts); ++i) {
+    LibraryFunction product = entry(kProducts[i].name, C::LinearAlgebra, {"a", "b"}, 2, numpy[i], productType, emitProduct);
+    if (kProducts[i].lhsRank != 1 && kProducts[i].rhsRank != 1) product.sampled = "sampled_matmul";
+    out.push_back(product);
+  }
   LibraryFunction t = entry("transpose", C::LinearAlgebra, {"a"}, 1, "numpy.transpose", transposeType, emitTranspose);
   t.returnsView = true;
+  t.raisesOnlyOnAxis = true;  // one argument, no axes: it never raises
   out.push_back(t);
   out.push_back(entry("syrk", C::LinearAlgebra, {"a"}, 1, "a @ a.T", blasType, emitBlas));
   out.push_back(entry("syr2k", C::LinearAlgebra, {"a", "b"}, 2, "a @ b.T + b @ a.T", blasType, emitBlas));

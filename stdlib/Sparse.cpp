@@ -93,6 +93,30 @@ Type nnzType(const Call& c, TypeRuleError& err) {
 }
 std::string emitNnz(const Call&, llvm::ArrayRef<std::string> args) { return "(" + args[0] + ").nnz()"; }
 
+/// spm_with_values(S, values): S's structure holding new values.
+Type withValuesType(const Call& c, TypeRuleError& err) {
+  Type s = expectSparse(c, 0, err);
+  if (s.isUnknown()) return s;
+  const Type& v = c.args[1]->type;
+  if (!v.isArray() || v.rank() != 1 || v.elem() == ScalarKind::Bool)
+    return fail(err, 1, "spm_with_values() expects 1-D numeric values, got " + v.str());
+  return Type::sparse(v.elem());
+}
+
+/// sampled_matmul(S, a, b): a @ b at S's stored positions.
+Type sampledMatmulType(const Call& c, TypeRuleError& err) {
+  Type s = expectSparse(c, 0, err);
+  if (s.isUnknown()) return s;
+  for (size_t i = 1; i < 3; ++i) {
+    const Type& t = c.args[i]->type;
+    if (!t.isArray() || t.rank() != 2 || t.elem() == ScalarKind::Bool)
+      return fail(err, static_cast<int>(i), "sampled_matmul() expects a numeric 2-D array, got " + t.str());
+  }
+  if (c.args[1]->type.elem() != c.args[2]->type.elem())
+    return fail(err, 2, "sampled_matmul() expects arrays of one element type");
+  return Type::array(c.args[1]->type.elem(), 1);
+}
+
 // ---- arithmetic and products -----------------------------------------------------
 
 /// spm_add(A, B): the union for two sparse matrices, a dense result with a
@@ -219,9 +243,17 @@ void addSparseFunctions(std::vector<LibraryFunction>& out) {
     set.writesArgs = 1;
     out.push_back(set);
   }
+  out.push_back(entry("spm_with_values", C::Sparse, {"S", "values"}, 2,
+                      "scipy.sparse.csr_matrix((values, S.indices, S.indptr), shape=S.shape)", withValuesType,
+                      [](const Call&, llvm::ArrayRef<std::string> args) { return callText("pydd::spm_with_values", args); }));
+  out.push_back(entry("sampled_matmul", C::Sparse, {"S", "a", "b"}, 3, "(a @ b)[S.nonzero()], computed only there",
+                      sampledMatmulType,
+                      [](const Call&, llvm::ArrayRef<std::string> args) { return callText("pydd::sampled_matmul", args); }));
   out.push_back(entry("nnz", C::Sparse, {"S"}, 1, "S.nnz", nnzType, emitNnz));
   out.push_back(entry("spm_add", C::Sparse, {"a", "b"}, 2, "a + b", spmAddType, emitTyped));
-  out.push_back(entry("spm_mul", C::Sparse, {"a", "b"}, 2, "a.multiply(b)", spmMulType, emitTyped));
+  LibraryFunction mul = entry("spm_mul", C::Sparse, {"a", "b"}, 2, "a.multiply(b)", spmMulType, emitTyped);
+  mul.keepsSparseStructure = true;
+  out.push_back(mul);
   out.push_back(entry("spm_scale", C::Sparse, {"S", "x"}, 2, "S * x", spmScaleType, emitTyped));
   out.push_back(entry("spmv", C::Sparse, {"S", "x"}, 2, "S @ x", spmvType, emitTyped));
   out.push_back(entry("spmm", C::Sparse, {"a", "b"}, 2, "a @ b", spmmType, emitTyped));

@@ -994,6 +994,35 @@ def nnz(S):
     return builtins.int(S.nnz)
 
 
+def spm_with_values(S, values):
+    """Sparse ``S``'s shape and structure (row pointers and column indices,
+    in its order) holding ``values``, one per stored entry."""
+    _need_sparse("spm_with_values", S)
+    S = _csr(S)
+    n = builtins.int(S.indptr[-1])
+    if len(values) != n:
+        raise ValueError("spm_with_values: one value per stored entry is needed")
+    import scipy.sparse
+    return _csr_result(scipy.sparse.csr_matrix((np.asarray(values), S.indices[:n], S.indptr), shape=S.shape),
+                       sort=False)
+
+
+def sampled_matmul(S, a, b):
+    """The entries of ``a @ b`` at sparse ``S``'s stored positions, one per
+    entry in S's order (a sampled dense-dense product)."""
+    _need_sparse("sampled_matmul", S)
+    _need_rank("sampled_matmul", a, 2)
+    _need_rank("sampled_matmul", b, 2)
+    S = _csr(S)
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"sampled_matmul: mismatched product operands {a.shape} and {b.shape}")
+    if (a.shape[0], b.shape[1]) != S.shape:
+        raise ValueError(f"sampled_matmul: inconsistent shapes {S.shape} and {(a.shape[0], b.shape[1])}")
+    n = builtins.int(S.indptr[-1])
+    rows = np.repeat(np.arange(S.shape[0]), np.diff(S.indptr))
+    return np.einsum("ij,ji->i", a[rows, :], b[:, S.indices[:n]])
+
+
 def row(S, i):
     """The (column, value) pairs of row ``i`` of sparse ``S`` in storage
     order (``for j, v in S.row(i)``); columns are int64, values of S's
@@ -1246,7 +1275,7 @@ __all__ = [
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",
     "heapinit", "heappush", "heappop", "heappeek", "assertion_error", "broadcast_to", "broadcast_shapes_for",
     "SparseMat", "csr_to_spm", "spm_to_csr", "empty_spm", "spm_set_item", "spm_set_item_unsafe", "nnz",
-    "row", "nonzeros", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
+    "row", "nonzeros", "spm_with_values", "sampled_matmul", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
     "spm_diags", "sparse_diags", "get_row", "get_col",
 ]
 

@@ -41,6 +41,7 @@ sys.path.insert(0, str(HERE))
 
 import gen  # noqa: E402
 import gen_pfor  # noqa: E402
+import gen_sparse  # noqa: E402
 import harness  # noqa: E402  (also sets $PYDDC to this checkout's build)
 
 import pydd  # noqa: E402  (on sys.path through harness)
@@ -50,6 +51,8 @@ SEEDS = gen.parse_seeds(os.environ.get("PYDD_FUZZ_SEEDS", "0:12"))
 ARRAY_SEEDS = gen.parse_seeds(os.environ.get("PYDD_FUZZ_ARRAY_SEEDS", "0:6"))
 # pfor kernels (gen_pfor.py) against their `for` twins, at 1, 2 and 8 threads.
 PFOR_SEEDS = gen.parse_seeds(os.environ.get("PYDD_FUZZ_PFOR_SEEDS", "0:3"))
+# Sparse products with dense operands (gen_sparse.py): what sampled fusion rewrites.
+SPARSE_SEEDS = gen.parse_seeds(os.environ.get("PYDD_FUZZ_SPARSE_SEEDS", "0:4"))
 OPTS = tuple(int(o) for o in os.environ.get("PYDD_FUZZ_OPT", "0,3").split(","))
 TIMEOUT_S = float(os.environ.get("PYDD_FUZZ_TIMEOUT", "120"))
 
@@ -103,6 +106,78 @@ def test_pfor_seed(seed, tmp_path):
                 assert math.isclose(got[3], want[3], rel_tol=1e-12, abs_tol=1e-12), where
     finally:
         pydd.set_num_threads(0)
+
+
+def _sparse_inputs(rng, density, layout, broadcast):
+    """S (m x n) of the density with empty rows, its indices int32 sorted,
+    int32 unsorted or int64, and dense operands of matching shapes (or W and
+    w of broadcasting ones)."""
+    import scipy.sparse as sp
+    m, n, k = int(rng.integers(1, 30)), int(rng.integers(1, 30)), int(rng.integers(1, 5))
+    nnz = round(density * m * n) if density < 0.5 else m * n // 2
+    flat = rng.choice(m * n, nnz, replace=False) if nnz else np.zeros(0, np.int64)
+    r, c = np.divmod(flat, n)
+    r = np.where(r % 5 == 3, (r + 1) % m, r)  # some empty rows
+    S = sp.csr_matrix((rng.normal(size=len(r)), (r, c)), shape=(m, n))
+    S.sum_duplicates()
+    if layout == "unsorted":
+        for i in range(m):
+            p, q = S.indptr[i], S.indptr[i + 1]
+            perm = p + rng.permutation(q - p)
+            S.data[p:q], S.indices[p:q] = S.data[perm], S.indices[perm]
+        S.has_sorted_indices = False
+    elif layout == "int64":
+        S.indices, S.indptr = S.indices.astype(np.int64), S.indptr.astype(np.int64)
+    W = rng.normal(size=[(m, n), (1, n), (m, 1)][broadcast])
+    w = rng.normal(size=[n, 1, n][broadcast])
+    return (S, rng.normal(size=(m, k)), rng.normal(size=(k, n)), rng.normal(size=(n, k)), W, w,
+            rng.normal(size=n), float(rng.normal()))
+
+
+def _outcome(fn, *args):
+    try:
+        return "ok", fn(*args)
+    except Exception as e:  # noqa: BLE001 -- compared with the reference's
+        return "raise", e
+
+
+def _same_value(got, want, where):
+    import scipy.sparse as sp
+    if sp.issparse(want):
+        assert sp.issparse(got) and got.shape == want.shape, where
+        g, w = sp.csr_matrix(got), sp.csr_matrix(want)
+        g.sort_indices(), w.sort_indices()
+        assert np.array_equal(g.indptr, w.indptr) and np.array_equal(g.indices, w.indices), where
+        got, want = g.data, w.data
+    np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float), rtol=1e-9, atol=1e-9, err_msg=where)
+
+
+@pytest.mark.parametrize("seed", SPARSE_SEEDS)
+def test_sparse_seed(seed, tmp_path):
+    src = tmp_path / f"sparse{seed}.pydd"
+    src.write_text(gen_sparse.generate(seed))
+    # The -O3 build samples (the rewrite under test happens).
+    import subprocess
+    cpp = subprocess.run([pydd.find_pyddc(), "--emit=cpp", src], capture_output=True, text=True)
+    assert cpp.returncode == 0 and "pydd::spm_with_values" in cpp.stdout, cpp.stderr
+    mods = {f"-O{o}": pydd.compile(src, out_dir=tmp_path / f"O{o}", opt=o) for o in OPTS}
+    ref = pydd.load_python(src, f"sparse{seed}_ref")
+    rng = np.random.default_rng(seed)
+    for density in (0.0, 1e-3, 0.05, 0.5):
+        for layout in ("sorted", "unsorted", "int64"):
+            for broadcast in (0, 0, 1, 2):
+                args = _sparse_inputs(rng, density, layout, broadcast)
+                for k in range(4):
+                    want = _outcome(getattr(ref, f"f{k}"), *args)
+                    for what, mod in mods.items():
+                        got = _outcome(getattr(mod, f"f{k}"), *args)
+                        where = f"seed {seed}, f{k} {what}, density {density}, {layout}, broadcast {broadcast}:\n" \
+                                f"{src.read_text()}"
+                        assert got[0] == want[0], f"{where}\n{got} vs {want}"
+                        if want[0] == "ok":
+                            _same_value(got[1], want[1], where)
+                        else:
+                            assert type(got[1]) is type(want[1]), f"{where}\n{got} vs {want}"
 
 
 def test_generator_is_deterministic():

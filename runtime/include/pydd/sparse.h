@@ -447,7 +447,38 @@ class SparseMat {
     s.dirty = true;
   }
 
+  /// A matrix with this one's shape and structure (row pointers and column
+  /// indices, in this order) holding `values`, one per stored entry. A
+  /// borrowed int32 structure is shared (it is never written: a mutation
+  /// widens it to a copy first); an int64 one is copied.
+  template <class U>
+  SparseMat<U> with_values(Array<U, 1> values) const {
+    s_->materialize();
+    const detail::SparseStore<T>& s = *s_;
+    if (values.shape(0) != s.nnz) detail::sp_value_error("spm_with_values: one value per stored entry is needed");
+    SparseMat<U> m{typename SparseMat<U>::NoInit{}};
+    detail::SparseStore<U>& d = *m.s_;
+    d.nrows = s.nrows, d.ncols = s.ncols, d.nnz = s.nnz, d.open_row = s.nrows - 1;
+    d.columns_checked = s.columns_checked;
+    if (s.narrow) {
+      d.narrow = true;
+      d.indptr32 = s.indptr32;
+      d.indices32 = s.indices32;
+      d.indptr = detail::sp_vec<int64_t>(0);
+      d.col_buf = d.indices = detail::sp_vec<int64_t>(0);
+    } else {
+      d.indptr = detail::sp_vec<int64_t>(s.nrows + 1);
+      std::memcpy(d.indptr.data(), s.indptr.data(), sizeof(int64_t) * (s.nrows + 1));
+      d.col_buf = d.indices = detail::sp_vec<int64_t>(s.nnz);
+      if (s.nnz) std::memcpy(d.col_buf.data(), s.indices.data(), sizeof(int64_t) * s.nnz);
+    }
+    d.val_buf = d.data = detail::sp_contiguous<U>(values);
+    return m;
+  }
+
  private:
+  template <class>
+  friend class SparseMat;
   template <class U>
   friend SparseMat<U> detail::sp_make(int64_t, int64_t, Array<int64_t, 1>, Array<int64_t, 1>, Array<U, 1>, int64_t);
   struct NoInit {};
@@ -756,6 +787,73 @@ void spm_to_csr(const SparseMat<T>& S, const Array<V, 1>& values, const Array<I,
 template <class T>
 int64_t nnz(const SparseMat<T>& S) {
   return S.nnz();
+}
+
+/// spm_with_values(S, values): S's structure with new values (see
+/// SparseMat::with_values); what sampled fusion builds its result with.
+template <class T, class U>
+SparseMat<U> spm_with_values(const SparseMat<T>& S, const Array<U, 1>& values) {
+  return S.template with_values<U>(values);
+}
+
+namespace detail {
+/// x . y over k elements with eight partial sums (they vectorize; the
+/// order of additions is a blocked one, as BLAS uses).
+template <class U>
+U sp_dot(const U* x, const U* y, int64_t k) {
+  constexpr int L = 8;
+  U acc[L] = {};
+  int64_t q = 0;
+  for (; q + L <= k; q += L)
+    for (int l = 0; l < L; ++l) acc[l] += x[q + l] * y[q + l];
+  U s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+  for (; q < k; ++q) s += x[q] * y[q];
+  return s;
+}
+/// The rows of a 2-D array as contiguous rows (the array itself when they
+/// are): `transposed` gives the rows of its transpose.
+template <class U>
+Array<U, 2> sp_rows(const Array<U, 2>& a, bool transposed, const U** base, int64_t* stride) {
+  const int64_t rows = a.shape(transposed ? 1 : 0), len = a.shape(transposed ? 0 : 1);
+  const int64_t s_row = a.stride(transposed ? 1 : 0), s_elem = a.stride(transposed ? 0 : 1);
+  if (s_elem == 1 || len <= 1) {
+    *base = a.data(), *stride = s_row;
+    return Array<U, 2>();
+  }
+  Array<U, 2> c = Array<U, 2>::empty(std::array<int64_t, 2>{rows, len});
+  U* o = c.data();
+  const U* p = a.data();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t q = 0; q < len; ++q) o[r * len + q] = p[r * s_row + q * s_elem];
+  *base = o, *stride = len;
+  return c;
+}
+}  // namespace detail
+
+/// sampled_matmul(S, a, b): the entries of a @ b at S's stored positions,
+/// one per entry in S's order (a sampled dense-dense product, SDDMM): what
+/// sampled fusion (opt/SampledFusion.h) computes instead of all of a @ b.
+/// a is (rows of S, k), b is (k, columns of S); each entry is one dot
+/// product of a row of a and a column of b, read contiguously (copied
+/// first when they are strided).
+template <class T, class U>
+Array<U, 1> sampled_matmul(const SparseMat<T>& S, const Array<U, 2>& a, const Array<U, 2>& b) {
+  const int64_t k = a.shape(1);
+  if (b.shape(0) != k) detail::sp_shape_error("sampled_matmul", "mismatched product operands", a.shape(), 2, b.shape(), 2);
+  if (a.shape(0) != S.rows() || b.shape(1) != S.cols()) {
+    const int64_t ss[2] = {S.rows(), S.cols()}, ps[2] = {a.shape(0), b.shape(1)};
+    detail::sp_shape_error("sampled_matmul", "inconsistent shapes", ss, 2, ps, 2);
+  }
+  Array<U, 1> out = detail::sp_vec<U>(S.nnz());
+  const U *xa, *xb;
+  int64_t sa, sb;
+  const Array<U, 2> ka = detail::sp_rows(a, false, &xa, &sa), kb = detail::sp_rows(b, true, &xb, &sb);
+  U* o = out.data();
+  detail::with_csr(S, [&](const auto& s) {
+    for (int64_t r = 0; r < s.m; ++r)
+      for (int64_t e = s.p[r]; e < s.p[r + 1]; ++e) o[e] = detail::sp_dot(xa + r * sa, xb + s.c[e] * sb, k);
+  });
+  return out;
 }
 
 /// S.T as a new CSR matrix (rows sorted; duplicates and explicit zeros kept).
@@ -1097,14 +1195,37 @@ Array<detail::sp_result_t<R, T, U>, 2> spmm_dense(const Array<U, 2>& D, const Sp
     Out* o = out.data();
     const U* d = D.data();
     const int64_t s0 = D.stride(0), s1 = D.stride(1);
-    for (int64_t i = 0; i < m; ++i) {
-      Out* orow = o + i * n;
-      for (int64_t l = 0; l < kdim; ++l) {
-        const Out x = static_cast<Out>(d[i * s0 + l * s1]);
-        for (int64_t k = a.p[l]; k < a.p[l + 1]; ++k)
-          orow[a.c[k]] = detail::sp_add<Out>(orow[a.c[k]], detail::sp_mul<Out>(x, static_cast<Out>(a.v[k])));
+    if (m < 4) {
+      for (int64_t i = 0; i < m; ++i) {
+        Out* orow = o + i * n;
+        for (int64_t l = 0; l < kdim; ++l) {
+          const Out x = static_cast<Out>(d[i * s0 + l * s1]);
+          for (int64_t k = a.p[l]; k < a.p[l + 1]; ++k)
+            orow[a.c[k]] = detail::sp_add<Out>(orow[a.c[k]], detail::sp_mul<Out>(x, static_cast<Out>(a.v[k])));
+        }
+      }
+      return out;
+    }
+    // Stored entry (l, j, v) adds D[:, l] * v to column j of the result:
+    // with D and the result transposed, one contiguous (vectorized) update
+    // of m elements per entry, where the loop above sweeps S once per row
+    // of D. Each element sees the same additions in the same order.
+    Array<Out, 2> dt = Array<Out, 2>::empty(std::array<int64_t, 2>{kdim, m});
+    Array<Out, 2> ot = Array<Out, 2>::zeros(std::array<int64_t, 2>{n, m});
+    Out* t = dt.data();
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t l = 0; l < kdim; ++l) t[l * m + i] = static_cast<Out>(d[i * s0 + l * s1]);
+    Out* w = ot.data();
+    for (int64_t l = 0; l < kdim; ++l) {
+      const Out* drow = t + l * m;
+      for (int64_t k = a.p[l]; k < a.p[l + 1]; ++k) {
+        const Out v = static_cast<Out>(a.v[k]);
+        Out* wrow = w + a.c[k] * m;
+        for (int64_t i = 0; i < m; ++i) wrow[i] = detail::sp_add<Out>(wrow[i], detail::sp_mul<Out>(drow[i], v));
       }
     }
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) o[i * n + j] = w[j * m + i];
     return out;
   });
 }
