@@ -209,7 +209,7 @@ class Resolver : public Mutator {
     if (name == "bool_") return k = ScalarKind::Bool, true;
     if (name == "float_") return k = ScalarKind::Float64, true;
     if (name == "int_" || name == "intp") return k = ScalarKind::Int64, true;
-    return name != "int" && name != "float" && parseScalarName(name, k);
+    return name != "int" && name != "float" && name != "boolean" && parseScalarName(name, k);
   }
 
   bool isVariable(const std::string& name) {
@@ -275,7 +275,7 @@ class Resolver : public Mutator {
                               "(x) (a new array)");
         return e;
       }
-      return bindLibrary(std::move(e), *lib);
+      return bindLibrary(std::move(e), withMoreArguments(c, *lib));
     }
     if (Function* f = M.find(c.callee)) {
       c.target = CallTarget::User;
@@ -289,6 +289,7 @@ class Resolver : public Mutator {
       return e;
     }
     const LibraryFunction* lib = lookupLibraryFunction(c.callee);
+    if (lib) lib = &withMoreArguments(c, *lib);
     if (!lib) lib = lookupNumpyFunction(c.callee);  // `from numpy import subtract`
     if (lib) {
       if (lib->methodOnly) {
@@ -299,6 +300,17 @@ class Resolver : public Mutator {
     }
     Diag.error(c.loc, "unknown function '" + c.callee + "'");
     return e;
+  }
+
+  /// The entry a call of `lib`'s name binds to: `lib`, or its
+  /// moreArgumentsEntry when the call passes more arguments than `lib`
+  /// takes (`log(x, base)`, `log(x, base=2)`).
+  static const LibraryFunction& withMoreArguments(Call& c, const LibraryFunction& lib) {
+    if (!lib.moreArgumentsEntry || c.args.size() + c.keywords.size() <= lib.params.size()) return lib;
+    const LibraryFunction* more = lookupLibraryFunction(lib.moreArgumentsEntry);
+    if (!more) return lib;
+    c.callee = more->name;
+    return *more;
   }
 
   ExprPtr bindLibrary(ExprPtr e, const LibraryFunction& lib) {
@@ -602,7 +614,9 @@ class FunctionTyper {
         defineTargets(*a);
         return;
       }
+      hintShape(a->value.get(), declaredTarget(*a));
       Type vt = typeOf(a->value, Reporting);
+      hintShape(nullptr, Type());
       if (a->targets.size() == 1) {
         // `A += B` on an array updates A in place: A keeps its type.
         if (auto* v = dyn_cast<VarRef>(a->targets[0].get()); v && a->augmented && Vars.count(v->name) && Vars[v->name].type.isArray()) return;
@@ -1098,6 +1112,19 @@ class FunctionTyper {
     if (!known) return Type();
     if (c.target == CallTarget::User) return M.find(c.callee)->returnType;
     if (c.target == CallTarget::Library) {
+      // `x: Array(T, n) = zeros(l)` with a List shape: the annotation gives
+      // the rank, checked against the list's length when it runs.
+      // (A list written out, `zeros([2, n])`, has its rank already.)
+      if (&c == ShapeHint.call && c.library->newArray != LibraryFunction::NewArray::No && !c.args.empty() &&
+          c.args[0]->kind != ExprKind::TupleLit && c.args[0]->type.isList() && c.args[0]->type.elems()[0].isInteger()) {
+        SourceLoc loc = c.args[0]->loc;
+        ExprPtr list = std::move(c.args[0]);
+        ExprPtr rank = std::make_unique<IntLit>(loc, ShapeHint.rank);
+        c.args[0] = std::make_unique<IntLit>(loc, 0);
+        Type shape = lowerToCall(c.args[0], "shape_from_list", takeOperands(list, rank), report);
+        if (shape.isUnknown()) return Type();
+        c.args[0]->type = shape;
+      }
       TypeRuleError err;
       Type t = c.library->resultType(c, err);
       if (t.isUnknown()) {
@@ -1107,6 +1134,25 @@ class FunctionTyper {
       return t;
     }
     return Type();  // unresolved: reported by the resolver
+  }
+
+  /// The value of an assignment to a variable annotated as an array (or of
+  /// a return with an annotated array type), while it is typed: an
+  /// allocation there may take a List shape, of the annotation's rank.
+  struct {
+    const Expr* call = nullptr;
+    int rank = 0;
+  } ShapeHint;
+  void hintShape(const Expr* value, const Type& target) {
+    ShapeHint.call = target.isArray() ? value : nullptr;
+    ShapeHint.rank = target.isArray() ? target.rank() : 0;
+  }
+  /// The annotated array type `a` stores into, or Unknown.
+  Type declaredTarget(const Assign& a) {
+    if (a.targets.size() != 1) return Type();
+    auto* v = dyn_cast<VarRef>(a.targets[0].get());
+    auto it = v ? Vars.find(v->name) : Vars.end();
+    return it != Vars.end() && it->second.declared ? it->second.type : Type();
   }
 
   // ---- finalize: check statements, make conversions explicit ----
@@ -1185,7 +1231,10 @@ class FunctionTyper {
   int TaskDepth = 0;
 
   void finalizeBlock(Block& b, Jump jump) {
-    for (auto& s : b.stmts) finalizeStmt(*s, jump);
+    for (auto& s : b.stmts) {
+      if (StmtPtr store = maskOrIndexStore(*s)) s = std::move(store);
+      finalizeStmt(*s, jump);
+    }
     // Bare declarations (`x: float64`) have done their work in inference.
     auto isDeclaration = [](const StmtPtr& st) {
       auto* a = dyn_cast<Assign>(st.get());
@@ -1283,7 +1332,9 @@ class FunctionTyper {
             Diag.error(r.loc, "'" + F.name + "' must return a value of type " + F.returnType.str());
           return;
         }
+        hintShape(r.value.get(), F.inferReturn ? Type() : F.returnType);
         finalizeExpr(r.value);
+        hintShape(nullptr, Type());
         if (F.returnType.isVoid()) {
           Diag.error(r.value->loc, "'" + F.name + "' is declared '-> None' but returns a value; declare '-> " +
                                        r.value->type.str() + "' (or leave the return type out to infer it)");
@@ -1304,9 +1355,30 @@ class FunctionTyper {
     }
   }
 
+  /// `x[mask] = v` (a bool array of x's shape) and `x[idx] = v` (an
+  /// integer array on a 1-D x) as the statements mask_assign(x, mask, v)
+  /// and index_assign(x, idx, v), NumPy's setitem: null for any other
+  /// statement. Augmented forms arrive as `x[m] = x[m] op v` (the parser
+  /// evaluates m once), so they store the same way.
+  StmtPtr maskOrIndexStore(Stmt& s) {
+    auto* a = dyn_cast<Assign>(&s);
+    if (!a || !a->value || a->targets.size() != 1) return nullptr;
+    auto* x = dyn_cast<Index>(a->targets[0].get());
+    if (!x || x->indices.size() != 1 || x->indices[0]->kind == ExprKind::Slice) return nullptr;
+    Type bt = typeOf(x->base, true), it = typeOf(x->indices[0], true);
+    if (!bt.isArray() || !it.isArray()) return nullptr;
+    const char* name = it.elem() == ScalarKind::Bool ? "mask_assign" : "index_assign";
+    ExprPtr call = std::make_unique<Call>(x->loc, name);
+    lowerToCall(call, name, takeOperands(x->base, x->indices[0], a->value), false);  // finalizeStmt reports
+    auto stmt = std::make_unique<ExprStmt>(a->loc, std::move(call));
+    return stmt;
+  }
+
   void finalizeAssign(Assign& a) {
     if (!a.value) return;  // a bare declaration
+    hintShape(a.value.get(), declaredTarget(a));
     finalizeExpr(a.value);
+    hintShape(nullptr, Type());
     if (a.value->type.isUnknown()) return;
     if (a.targets.size() == 1) {
       if (auto* v = dyn_cast<VarRef>(a.targets[0].get()); v && a.augmented && Vars.count(v->name) && Vars[v->name].type.isArray())

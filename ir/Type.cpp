@@ -14,7 +14,8 @@ const char* scalarName(ScalarKind s) {
 }
 
 bool parseScalarName(const std::string& name, ScalarKind& out) {
-  if (name == "bool") out = ScalarKind::Bool;
+  // `boolean` is the original Intrepydd's spelling of bool (`zeros(n, boolean())`).
+  if (name == "bool" || name == "boolean") out = ScalarKind::Bool;
   else if (name == "int32") out = ScalarKind::Int32;
   else if (name == "int64" || name == "int") out = ScalarKind::Int64;
   else if (name == "float32") out = ScalarKind::Float32;

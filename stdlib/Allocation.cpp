@@ -15,6 +15,16 @@ int shapeRank(const Expr& shape, TypeRuleError& err) {
     for (auto& e : lit->elems) entries.push_back(e->type);
   } else if (shape.type.isTuple()) {
     entries = shape.type.elems();
+  } else if (shape.type.isList() && !shape.type.elems()[0].isInteger()) {
+    fail(err, 0, "shape entries must be integers, got " + shape.type.str());
+    return 0;
+  } else if (shape.type.isList()) {
+    // Its length is known only when the program runs: the rank must come
+    // from an annotation (sema then passes shape_from_list(l, rank)).
+    fail(err, 0, "the rank of an array made from a " + shape.type.str() +
+                     " shape is not known at compile time; annotate the target with its rank, as in "
+                     "'x: Array(float64, 2) = zeros(l)', or pass a tuple such as (l[0], l[1])");
+    return 0;
   } else {
     fail(err, 0, "shape must be an integer or a tuple of integers, got " + shape.type.str());
     return 0;
@@ -211,6 +221,21 @@ std::string emitBroadcastTo(const Call& c, llvm::ArrayRef<std::string> args) {
   return "pydd::broadcast_to(" + args[0] + ", " + t + ">(" + args[1] + "))";
 }
 
+/// shape_from_list(l, ndim): a List of integers as a shape of `ndim` (a
+/// literal) entries; ValueError when the list's length differs. Sema
+/// writes it for `x: Array(T, ndim) = zeros(l)`.
+Type shapeFromListType(const Call& c, TypeRuleError& err) {
+  const Type& l = c.args[0]->type;
+  if (!l.isList() || !l.elems()[0].isInteger())
+    return fail(err, 0, "shape_from_list() expects a list of integers, got " + l.str());
+  int64_t n;
+  if (!constantInt(*c.args[1], n) || n < 1 || n > 8) return fail(err, 1, "shape_from_list() needs a literal rank from 1 to 8");
+  return Type::tuple(std::vector<Type>(static_cast<size_t>(n), Type::int64()));
+}
+std::string emitShapeFromList(const Call& c, llvm::ArrayRef<std::string> args) {
+  return "pydd::shape_from_list<" + std::to_string(c.type.elems().size()) + ">(" + args[0] + ")";
+}
+
 }  // namespace
 
 void addAllocationFunctions(std::vector<LibraryFunction>& out) {
@@ -232,6 +257,8 @@ void addAllocationFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("ones_like", C::Allocation, {"a", "dtype"}, 1, "numpy.ones_like", likeType, emitLike<kOnes>));
   out.push_back(entry("empty_like", C::Allocation, {"a", "dtype"}, 1, "numpy.empty_like", likeType, emitLike<kEmpty>));
   out.push_back(entry("copy", C::Allocation, {"a"}, 1, "numpy.copy", copyType, emitCopy));
+  out.push_back(entry("shape_from_list", C::Query, {"l", "ndim"}, 2, "tuple(l), checked to have ndim entries",
+                      shapeFromListType, emitShapeFromList));
   out.push_back(entry("arange", C::Allocation, {"start", "stop", "step", "dtype"}, 1, "numpy.arange", arangeType, emitArange));
   LibraryFunction fill = entry("fill", C::Allocation, {"a", "value"}, 2, "numpy.ndarray.fill", fillType, emitFill);
   fill.writesArgs = 1u << 0;

@@ -131,6 +131,12 @@ struct LibraryFunction {
   const char* subscriptNote = nullptr;
   bool warnOnFirstSubscript = false;
 
+  /// A call by this name with more arguments than `params` names is a call
+  /// of the entry named here instead: `log(x, base)` is log_base(x, base).
+  /// Only pydd's spelling: NumPy's function of the name (np.log) has no
+  /// such argument, so `np.log(x, b)` stays an error.
+  const char* moreArgumentsEntry = nullptr;
+
   bool hasSideEffects() const { return io || writesArgs != 0; }
 };
 

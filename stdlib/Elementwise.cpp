@@ -72,6 +72,34 @@ std::string emitPow(const Call& c, llvm::ArrayRef<std::string> args) {
   return emitElementwise(c, args);
 }
 
+/// log_base(x, base), which `log(x, base)` calls: Python's math.log(x,
+/// base) on two scalars (float64; ValueError for a value <= 0,
+/// ZeroDivisionError for base 1), NumPy's log(x) / log(base) when an
+/// operand is an array (float32 only when both operands are float32).
+ScalarKind logKind(const Type& t) { return t.elem() == ScalarKind::Float32 ? ScalarKind::Float32 : ScalarKind::Float64; }
+Type logBaseType(const Call& c, TypeRuleError& err) {
+  int rank = 0;
+  for (size_t i = 0; i < 2; ++i) {
+    const Type& t = c.args[i]->type;
+    if (!t.isScalar() && !t.isArray())
+      return fail(err, static_cast<int>(i), "log() of " + t.str() + " is not supported");
+    if (t.isArray() && t.isBool())
+      return fail(err, static_cast<int>(i), "log (log(a)) is not supported on bool arrays; convert them to a number type first");
+    if (t.isArray()) rank = std::max(rank, t.rank());
+  }
+  if (!rank) return Type::float64();
+  return Type::array(promote(logKind(c.args[0]->type), logKind(c.args[1]->type)), rank);
+}
+std::string emitLogBase(const Call& c, llvm::ArrayRef<std::string> args) {
+  if (!c.type.isArray()) return "pydd::log_base_value(double(" + args[0] + "), double(" + args[1] + "))";
+  auto logOf = [&](size_t i) {
+    std::string k = cxxScalarType(logKind(c.args[i]->type));
+    return "pydd::map1<" + k + ", " + k + ">(\"log\", pydd::op::log{}, " + args[i] + ")";
+  };
+  std::string r = cxxScalarType(c.type.elem());
+  return "pydd::map2<" + r + ", " + r + ">(\"log\", pydd::op::truediv{}, " + logOf(0) + ", " + logOf(1) + ")";
+}
+
 }  // namespace
 
 void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
@@ -149,8 +177,11 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
     LibraryFunction f = entry(s.name, LibraryCategory::Elementwise, {"a"}, 1, s.numpy,
                               isAbs ? absType : elementwiseType, isAbs ? emitAbs : emitElementwise);
     f.element = &s.rule;
+    if (std::string(s.name) == "log") f.moreArgumentsEntry = "log_base";
     out.push_back(std::move(f));
   }
+  out.push_back(entry("log_base", LibraryCategory::Elementwise, {"a", "base"}, 2,
+                      "math.log(a, base) on scalars, numpy.log(a) / numpy.log(base) on arrays", logBaseType, emitLogBase));
 }
 
 }  // namespace pydd::catalog

@@ -232,6 +232,36 @@ std::string emitTake(const Call&, llvm::ArrayRef<std::string> args) {
   return "pydd::take(" + args[0] + ", " + args[1] + ")";
 }
 
+/// mask_assign(a, mask, values): `a[mask] = values` (what sema makes of
+/// that store); values a scalar or a 1-D array, as NumPy requires.
+Type maskAssignType(const Call& c, TypeRuleError& err) {
+  const Type &a = arg(c, 0)->type, &m = arg(c, 1)->type, &v = arg(c, 2)->type;
+  if (!a.isArray()) return fail(err, 0, "mask_assign() needs an array, got " + a.str());
+  if (!m.isArray() || m.elem() != ScalarKind::Bool || m.rank() != a.rank())
+    return fail(err, 1, "a boolean mask must be a bool array of the indexed array's rank (" + std::to_string(a.rank()) +
+                            "), got " + m.str());
+  if (!v.isScalar() && !(v.isArray() && v.rank() == 1))
+    return fail(err, 2, "storing through a boolean mask takes a scalar or a 1-D array (one value per selected element), got " +
+                            v.str());
+  return Type::voidTy();
+}
+/// index_assign(a, indices, values): `a[indices] = values` for a 1-D a;
+/// values broadcast to the shape of indices.
+Type indexAssignType(const Call& c, TypeRuleError& err) {
+  const Type &a = arg(c, 0)->type, &i = arg(c, 1)->type, &v = arg(c, 2)->type;
+  if (!a.isArray() || a.rank() != 1)
+    return fail(err, 0, "storing through an integer index array is supported on 1-D arrays, got " + a.str());
+  if (!i.isArray() || !isIntegerKind(i.elem()))
+    return fail(err, 1, "index_assign() indices must be an integer array, got " + i.str());
+  if (!v.isScalar() && !(v.isArray() && v.rank() <= i.rank()))
+    return fail(err, 2, "the values stored through an index array must be a scalar or an array that broadcasts to the "
+                            "indices' shape, got " + v.str());
+  return Type::voidTy();
+}
+std::string emitAssignThrough(const Call& c, llvm::ArrayRef<std::string> args) {
+  return std::string("pydd::") + c.callee + "(" + args[0] + ", " + args[1] + ", " + args[2] + ")";
+}
+
 }  // namespace
 
 void addNumericFunctions(std::vector<LibraryFunction>& out) {
@@ -263,6 +293,15 @@ void addNumericFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(expand);
   out.push_back(entry("extract", C::Query, {"condition", "arr"}, 2, "numpy.extract", extractType, emitExtract));
   out.push_back(entry("take", C::Query, {"a", "indices"}, 2, "numpy.take", takeType, emitTake));
+  // The stores x[mask] = v and x[idx] = v (sema writes them as these calls).
+  LibraryFunction maskAssign = entry("mask_assign", C::Query, {"a", "mask", "values"}, 3, "a[mask] = values",
+                                     maskAssignType, emitAssignThrough);
+  maskAssign.writesArgs = 1;
+  out.push_back(maskAssign);
+  LibraryFunction indexAssign = entry("index_assign", C::Query, {"a", "indices", "values"}, 3, "a[indices] = values",
+                                      indexAssignType, emitAssignThrough);
+  indexAssign.writesArgs = 1;
+  out.push_back(indexAssign);
   out.push_back(entry("outer", C::LinearAlgebra, {"a", "b"}, 2, "numpy.outer", outerType, emitOuter));
   LibraryFunction isclose = entry("isclose", C::Elementwise, {"a", "b", "rtol", "atol", "equal_nan"}, 2, "numpy.isclose",
                                   iscloseType, emitIsclose);

@@ -74,13 +74,27 @@ std::string emitMinMax(const Call& c, llvm::ArrayRef<std::string> args) {
   return s;
 }
 
-/// argmin/argmax: the flat index (NumPy without axis).
+/// argmin/argmax: the flat index (NumPy without axis), or int64 indices
+/// along an axis; keepdims as the other reductions.
 Type argType(const Call& c, TypeRuleError& err) {
-  if (!arg(c, 0)->type.isArray()) return fail(err, 0, std::string(c.callee) + "() expects an array, got " + arg(c, 0)->type.str());
-  return Type::int64();
+  const Type& a = arg(c, 0)->type;
+  if (!a.isArray()) return fail(err, 0, std::string(c.callee) + "() expects an array, got " + a.str());
+  if (!axisGiven(c, 1)) return keepdimsType(c, Type::int64(), 1, 2, err);
+  if (!checkAxis(c, 1, a.rank(), err)) return Type();
+  return keepdimsType(c, a.rank() == 1 ? Type::int64() : Type::array(ScalarKind::Int64, a.rank() - 1), 1, 2, err);
 }
 std::string emitArg(const Call& c, llvm::ArrayRef<std::string> args) {
-  return std::string("pydd::") + c.callee + "(" + args[0] + ")";
+  int rank = c.args[0]->type.rank();
+  std::string text = std::string("pydd::") + c.callee + "(" + args[0] + ")";
+  if (axisGiven(c, 1)) {
+    std::string axis = axisText(c, 1, rank, args[1], "ValueError");
+    int64_t literal;
+    // A 1-D array has one axis: a literal one was checked at compile time,
+    // another is checked (and dropped) before the flat index.
+    if (rank == 1 && !constantInt(*c.args[1], literal)) text = "(" + axis + ", " + text + ")";
+    else if (rank > 1) text = std::string("pydd::") + c.callee + "_axis(" + args[0] + ", " + axis + ")";
+  }
+  return keepdimsText(c, 1, 2, text, args);
 }
 
 /// any/all of an array or a list of scalars.
@@ -156,8 +170,9 @@ void addReductionFunctions(std::vector<LibraryFunction>& out) {
   reduction("min", {"a", "axis", "keepdims", "*"}, "numpy.min / min", minMaxType, emitMinMax, "min");
   reduction("max", {"a", "axis", "keepdims", "*"}, "numpy.max / max", minMaxType, emitMinMax, "max");
   for (const char* name : {"argmin", "argmax"}) {
-    LibraryFunction f = entry(name, C::Reduction, {"a"}, 1, name == std::string("argmin") ? "numpy.argmin" : "numpy.argmax",
-                              argType, emitArg);
+    LibraryFunction f = entry(name, C::Reduction, {"a", "axis", "keepdims"}, 1,
+                              name == std::string("argmin") ? "numpy.argmin" : "numpy.argmax", argType, emitArg);
+    f.defaults = {{"axis", "all_axes()"}};
     f.subscriptNote = name == std::string("argmin")
                           ? "argmin gives a flat index, as NumPy's; for coordinates write unravel_index(argmin(A), A.shape)"
                           : "argmax gives a flat index, as NumPy's; for coordinates write unravel_index(argmax(A), A.shape)";

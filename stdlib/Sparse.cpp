@@ -211,6 +211,32 @@ std::string emitIterationOnly(const Call& c, llvm::ArrayRef<std::string> args) {
   return std::string("pydd::sparse_") + c.callee + "_list(" + (args.size() > 1 ? args[0] + ", " + args[1] : args[0]) + ")";
 }
 
+// ---- the original Intrepydd's diagonal matrix and row/column accessors ---------------
+
+/// spm_diags(v) / sparse_diags(v): a diagonal SparseMat from a 1-D array,
+/// float64 (float32 kept), as scipy.sparse.diags(v).
+Type diagsType(const Call& c, TypeRuleError& err) {
+  const Type& v = c.args[0]->type;
+  if (!v.isArray() || v.rank() != 1) return fail(err, 0, std::string(c.callee) + "() expects a 1-D array, got " + v.str());
+  return Type::sparse(v.elem() == ScalarKind::Float32 ? ScalarKind::Float32 : ScalarKind::Float64);
+}
+std::string emitDiags(const Call& c, llvm::ArrayRef<std::string> args) {
+  return std::string("pydd::spm_diags<") + cxxScalarType(c.type.elem()) + ">(" + args[0] + ")";
+}
+
+/// get_row(A, i) / get_col(A, j): a row or column of a dense 2-D array (a
+/// view) or of a SparseMat (a new dense 1-D array).
+Type rowColType(const Call& c, TypeRuleError& err) {
+  const Type& a = c.args[0]->type;
+  if (!a.isSparse() && !(a.isArray() && a.rank() == 2))
+    return fail(err, 0, std::string(c.callee) + "() expects a 2-D array or a SparseMat, got " + a.str());
+  if (!c.args[1]->type.isInteger()) return fail(err, 1, std::string(c.callee) + "() takes an integer index");
+  return Type::array(a.elem(), 1);
+}
+std::string emitRowCol(const Call& c, llvm::ArrayRef<std::string> args) {
+  return std::string("pydd::") + c.callee + "(" + args[0] + ", int64_t(" + args[1] + "))";
+}
+
 }  // namespace
 
 void addSparseFunctions(std::vector<LibraryFunction>& out) {
@@ -251,6 +277,18 @@ void addSparseFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("spmm_dense", C::Sparse, {"a", "b"}, 2, "a @ b (one dense)", spmmDenseType, emitTyped));
   out.push_back(entry("row", C::Sparse, {"S", "i"}, 2, "zip(S.indices[p:q], S.data[p:q])", rowType, emitIterationOnly));
   out.push_back(entry("nonzeros", C::Sparse, {"S"}, 1, "(r, c, v) in CSR order", nonzerosType, emitIterationOnly));
+  // The original Intrepydd's: a diagonal matrix from a vector, and rows and
+  // columns of a dense matrix (views) or a sparse one (dense copies).
+  for (const char* name : {"spm_diags", "sparse_diags"})
+    out.push_back(entry(name, C::Sparse, {"v"}, 1, "scipy.sparse.diags(v).tocsr()", diagsType, emitDiags));
+  for (const char* name : {"get_row", "get_col"}) {
+    LibraryFunction f = entry(name, C::Sparse, {"A", "i"}, 2,
+                              name == std::string("get_row") ? "A[i, :] (a view; of a SparseMat, a dense copy)"
+                                                             : "A[:, i] (a view; of a SparseMat, a dense copy)",
+                              rowColType, emitRowCol);
+    f.returnsView = true;  // of a dense matrix; of a sparse one a conservative claim
+    out.push_back(f);
+  }
 }
 
 }  // namespace pydd::catalog

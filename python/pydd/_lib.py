@@ -19,6 +19,7 @@ an int32 array is int64, ``min(A, 1)`` reduces axis 1); on anything else
 
 import builtins
 import heapq
+import math
 import operator
 import sys
 import time as _time
@@ -28,6 +29,7 @@ import numpy as np
 if hasattr(np, "_set_promotion_state"):  # NumPy 2 has NEP 50 built in
     np._set_promotion_state("weak")
 
+boolean = np.bool_  # the original Intrepydd's name of bool: zeros(n, boolean())
 int32 = np.int32
 int64 = np.int64
 float32 = np.float32
@@ -315,6 +317,11 @@ def ndim(a):
     return a.ndim
 
 
+def size(a):
+    """The number of elements of array ``a``."""
+    return a.size
+
+
 # ---- element-wise -------------------------------------------------------------------
 
 add = np.add
@@ -341,7 +348,6 @@ logical_not = np.logical_not
 elemwise_not = np.logical_not
 sqrt = np.sqrt
 exp = np.exp
-log = np.log
 cos = np.cos
 sin = np.sin
 tan = np.tan
@@ -364,6 +370,22 @@ logical_xor = np.logical_xor
 bitwise_and = np.bitwise_and
 bitwise_or = np.bitwise_or
 bitwise_xor = np.bitwise_xor
+
+
+def log(x, base=None):
+    """``numpy.log(x)``; ``log(x, base)`` is :func:`log_base`."""
+    if base is None:
+        return np.log(x)
+    return log_base(x, base)
+
+
+def log_base(x, base):
+    """``log(x, base)``: Python's ``math.log(x, base)`` when both are scalars
+    (a float; ValueError for a value <= 0, ZeroDivisionError for base 1),
+    else ``numpy.log(x) / numpy.log(base)``."""
+    if _is_array(x) or _is_array(base):
+        return np.log(x) / np.log(base)
+    return math.log(x, base)
 
 
 def _keeps_integers(ufunc, x):
@@ -471,6 +493,24 @@ extract = np.extract
 take = np.take
 
 
+def shape_from_list(l, ndim):
+    """``tuple(l)``, a ValueError unless it has ``ndim`` entries (what pyddc
+    passes for ``x: Array(T, ndim) = zeros(l)``)."""
+    if len(l) != ndim:
+        raise ValueError(f"a shape list of length {len(l)} for an array declared with rank {ndim}")
+    return tuple(builtins.int(n) for n in l)
+
+
+def mask_assign(a, mask, values):
+    """``a[mask] = values`` (what pyddc makes of that store)."""
+    a[mask] = values
+
+
+def index_assign(a, indices, values):
+    """``a[indices] = values`` (what pyddc makes of that store)."""
+    a[indices] = values
+
+
 sort = np.sort
 searchsorted = np.searchsorted
 tile = np.tile
@@ -541,14 +581,16 @@ def max(*args, **kwargs):
     return builtins.max(*args, **kwargs)
 
 
-def argmin(a):
-    """The flat (C order) index of the first minimum; NaN counts as the minimum."""
-    return np.argmin(a)
+def argmin(a, axis=None, keepdims=False):
+    """The flat (C order) index of the first minimum, or the indices along
+    ``axis`` (int64); NaN counts as the minimum."""
+    return np.argmin(a, axis=axis, keepdims=keepdims)
 
 
-def argmax(a):
-    """The flat (C order) index of the first maximum; NaN counts as the maximum."""
-    return np.argmax(a)
+def argmax(a, axis=None, keepdims=False):
+    """The flat (C order) index of the first maximum, or the indices along
+    ``axis`` (int64); NaN counts as the maximum."""
+    return np.argmax(a, axis=axis, keepdims=keepdims)
 
 
 def any(a, *args, **kwargs):
@@ -905,6 +947,47 @@ def spm_set_item_unsafe(S, value, r, c):
     spm_set_item(S, value, r, c)
 
 
+def spm_diags(v):
+    """The ``n`` x ``n`` sparse matrix with the 1-D ``v`` on its diagonal, as
+    ``scipy.sparse.diags(v)`` in CSR (zeros not stored; float64 unless ``v``
+    is float32)."""
+    v = np.asarray(v)
+    if v.ndim != 1:
+        raise TypeError(f"spm_diags() expects a 1-D array, got rank {v.ndim}")
+    v = v.astype(np.float32 if v.dtype == np.float32 else np.float64)
+    return _csr_result(_scipy_sparse().csr_matrix(_scipy_sparse().diags(v, shape=(len(v), len(v)))))
+
+
+sparse_diags = spm_diags
+
+
+def get_row(A, i):
+    """Row ``i`` of a 2-D array (a view, ``A[i, :]``) or of a sparse matrix
+    (a new dense 1-D array of its dtype, repeated entries summed)."""
+    if _is_sparse(A):
+        S = _csr(A)
+        return S[_row_index(S.shape[0], i)].toarray().ravel()
+    _need_rank("get_row", A, 2)
+    return A[i, :]
+
+
+def get_col(A, j):
+    """Column ``j`` of a 2-D array (a view, ``A[:, j]``) or of a sparse
+    matrix (a new dense 1-D array of its dtype, repeated entries summed)."""
+    if _is_sparse(A):
+        S = _csr(A)
+        return S[:, _row_index(S.shape[1], j)].toarray().ravel()
+    _need_rank("get_col", A, 2)
+    return A[:, j]
+
+
+def _row_index(n, i):
+    i = operator.index(i)
+    if not -n <= i < n:
+        raise IndexError(f"index {i} is out of bounds for size {n}")
+    return i + n if i < 0 else i
+
+
 def nnz(S):
     """The number of stored entries of sparse ``S``."""
     _need_sparse("nnz", S)
@@ -1181,18 +1264,18 @@ def _not(x):
 # The names `from pydd import *` gives a kernel; also the names whose method
 # spelling (`x.sqrt()`) load_python rewrites into calls.
 __all__ = [
-    "int32", "int64", "float32", "float64", "double",
+    "boolean", "int32", "int64", "float32", "float64", "double",
     "Array", "List", "Dict", "Heap", "Tuple",
     "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "copy", "arange", "fill",
-    "shape", "ndim",
+    "shape", "ndim", "size",
     "add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum",
     "eq", "neq", "lt", "gt", "le", "ge", "logical_and", "logical_or",
     "abs", "minus", "isnan", "isinf", "logical_not", "elemwise_not",
     "sqrt", "exp", "log", "cos", "sin", "tan", "acos", "asin", "atan", "floor", "ceil",
-    "tanh", "sinh", "cosh", "log2", "log10", "exp2", "expm1", "log1p", "square", "sign",
+    "tanh", "sinh", "cosh", "log2", "log10", "exp2", "expm1", "log1p", "square", "sign", "log_base",
     "arctan2", "hypot", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
     "all_axes", "var", "std", "count_nonzero", "trace", "cumsum", "cumprod", "diff", "linspace", "eye",
-    "identity", "outer", "isclose", "clip", "expand_dims", "extract", "take",
+    "identity", "outer", "isclose", "clip", "expand_dims", "extract", "take", "mask_assign", "index_assign", "shape_from_list",
     "searchsorted", "tile", "repeat", "roll", "around", "array", "nonzero", "unravel_index", "det", "inv", "solve", "norm", "sort", "argsort", "median", "unique", "reshape", "ravel", "flatten", "concatenate", "stack", "vstack", "hstack",
     "sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "allclose", "where",
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
@@ -1200,8 +1283,9 @@ __all__ = [
     "heapinit", "heappush", "heappop", "heappeek", "assertion_error", "broadcast_to", "broadcast_shapes_for",
     "SparseMat", "csr_to_spm", "spm_to_csr", "empty_spm", "spm_set_item", "spm_set_item_unsafe", "nnz",
     "row", "nonzeros", "spm_with_values", "sampled_matmul", "masked_spmm", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
+    "spm_diags", "sparse_diags", "get_row", "get_col",
 ]
 
 # Library functions, i.e. the names whose method spelling is rewritten.
 LIBRARY_FUNCTIONS = frozenset(n for n in __all__ if n not in {
-    "int32", "int64", "float32", "float64", "double", "Array", "List", "Dict", "Heap", "Tuple", "SparseMat"})
+    "boolean", "int32", "int64", "float32", "float64", "double", "Array", "List", "Dict", "Heap", "Tuple", "SparseMat"})

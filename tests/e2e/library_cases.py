@@ -54,7 +54,7 @@ BINARY = ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "mini
 UNARY = ("abs", "minus", "isnan", "isinf", "logical_not", "elemwise_not", "sqrt", "exp", "log",
          "cos", "sin", "tan", "acos", "asin", "atan", "floor", "ceil")
 REDUCTIONS = ("sum", "prod", "min", "max", "argmin", "argmax", "any", "all", "mean")
-AXIS_REDUCTIONS = ("sum", "prod", "min", "max", "mean")
+AXIS_REDUCTIONS = ("sum", "prod", "min", "max", "mean", "argmin", "argmax")
 # The ufuncs of runtime/include/pydd/ufuncs.h (family "ufuncs"): every dtype
 # NumPy defines them on, every rank; binary ones over fewer rank pairs.
 MORE_UNARY = ("tanh", "sinh", "cosh", "log2", "log10", "exp2", "expm1", "log1p", "square", "sign")

@@ -95,3 +95,55 @@ def test_tiling_rounding_and_searching(build, opt):
     x = RNG.normal(size=5).astype(np.float32)
     got, _ = same(comp.reshuffle, ref.reshuffle, k, x, rtol=1e-6)
     assert got[0].shape == (3, 4) and got[1].dtype == np.float32
+
+
+def test_boolean_mask_and_index_array_stores(build, opt):
+    """x[mask] = v and x[idx] = v as NumPy's setitem: a scalar or one value
+    per selected element, augmented forms, the values converted to x's dtype."""
+    comp, ref = build("numpy_spelling", opt)
+    x = np.array([-1.0, 2.5, np.nan, 0.5, 3.0, -0.0])
+    A = np.arange(12, dtype=np.int32).reshape(3, 4)
+    got, args = same(comp.mask_stores, ref.mask_stores, x, A, 7.9)
+    assert got[1].dtype == np.int32 and args[1][2, 3] == 17  # 7.9 stored as 7 (NumPy's setitem), odd: + 10
+    same(comp.mask_stores, ref.mask_stores, x[::-2], A.T[1:], 1.5)  # strided views, written through
+    same(comp.mask_stores, ref.mask_stores, x[:0], A[:0], 1.0)
+    m = np.array([True, False, True, True])
+    for vals in ([1.0, 2.0, 3.0], [4.0], [1.0, 2.0], [1.0, 2.0, 3.0, 4.0]):  # the last two: ValueError in both
+        same(comp.mask_store_values, ref.mask_store_values, np.zeros(4), m, np.array(vals))
+    same(comp.mask_store_values, ref.mask_store_values, np.zeros(3), m, np.ones(3))  # IndexError in both
+    x32 = np.arange(6, dtype=np.float32)
+    got, args = same(comp.index_stores, ref.index_stores, x32, np.array([0, -1, 2]), np.array([[7.0, 8.0]]),
+                     np.array([[1, 3], [4, 1]], np.int32))
+    assert got.dtype == np.float32 and args[0].tolist() == [0.5, 8.0, -0.5, 8.0, 7.0, -0.5]  # last write wins
+    same(comp.index_stores, ref.index_stores, x32, np.array([0, 6]), np.zeros((1, 2)), np.zeros((1, 2), np.int32))
+    same(comp.index_stores, ref.index_stores, x32, np.array([0]), np.zeros((1, 3)), np.zeros((2, 2), np.int32))
+
+
+def test_argmin_argmax_along_an_axis(build, opt):
+    comp, ref = build("numpy_spelling", opt)
+    A = RNG.integers(0, 4, size=(3, 4, 5)).astype(np.float64)  # ties: the first index wins
+    A[1, 2, 3] = np.nan
+    got, _ = same(comp.arg_along, ref.arg_along, A, 2)
+    assert got[0].dtype == np.int64 and got[0].shape == (3, 5) and got[2].shape == (3, 4, 1)
+    same(comp.arg_along, ref.arg_along, A[:, ::-1, 1:], -3)
+    same(comp.arg_along, ref.arg_along, A, 3)  # ValueError (axis out of range) in both
+    same(comp.arg_along, ref.arg_along, np.zeros((2, 0, 3)), 0)  # an empty axis: ValueError in both
+
+
+def test_log_with_a_base(build, opt):
+    comp, ref = build("numpy_spelling", opt)
+    # rtol: NumPy's SIMD log and libm's may differ in the last bit
+    got, _ = same(comp.logs_with_base, ref.logs_with_base, np.array([1.0, 8.0, 0.5, 0.0, -1.0, np.inf]), 3.0, rtol=1e-15)
+    assert got[1] == np.log(3.0) / np.log(10.0) and got[2] == 10.0  # Python's math.log(x, base)
+    same(comp.logs_with_base, ref.logs_with_base, np.ones(2), 1.0)  # ZeroDivisionError in both (math.log(1, 1))
+    same(comp.logs_with_base, ref.logs_with_base, np.ones(2), -2.0)  # ValueError in both (math domain error)
+
+
+def test_numpy_log_has_no_base(tmp_path):
+    """log(x, base) is pydd's; NumPy's np.log(x, out) takes no base."""
+    src = tmp_path / "np_log.pydd"
+    src.write_text("import numpy as np\nfrom pydd import *\n\ndef f(x: Array(float64)) -> Array(float64):\n"
+                   "    return np.log(x, 2.0)\n")
+    r = run_pyddc("--emit=ir", src)
+    assert r.returncode == 1
+    assert "np_log.pydd:5:22: error: log() takes 1 positional argument but 2 were given" in r.stderr

@@ -558,6 +558,16 @@ const char* const kAllocationsAndLibraryCalls =
     "    A = alloc(n)\n"
     "    return len(A)\n";
 
+const char* const kStoresAndIntrepyddSpellings =
+    "def stores(x: Array(float64), i: Array(int64), l: List(int64), S: SparseMat(float64)) -> Array(int64):\n"
+    "    x[x < 0.0] = 0.0\n"
+    "    x[x > 1.0] *= 2.0\n"
+    "    x[i] = log(x[i], 2.0)\n"
+    "    M: Array(float64, 2) = zeros(l)\n"
+    "    b = zeros(3, boolean())\n"
+    "    D = spm_diags(get_row(S, 0) + get_col(M, 0)[0])\n"
+    "    return argmax(M, axis=1) + int64(b[0]) + nnz(D)\n";
+
 const char* const kEmptyBodiesAndBareReturns =
     "def nothing() -> None:\n"
     "    pass\n"
@@ -648,6 +658,14 @@ TEST(PrintModule, AllocationsAndLibraryCalls) {
   EXPECT_TRUE(contains(text, "    C: Array(float64, 3)\n")) << text;
 }
 
+TEST(PrintModule, StoresAndIntrepyddSpellings) {
+  std::string text = expectPrintedRecompiles(kStoresAndIntrepyddSpellings);
+  EXPECT_TRUE(contains(text, "    mask_assign(x, lt(x, 0.0), 0.0)\n")) << text;
+  EXPECT_TRUE(contains(text, "    index_assign(x, i, log_base(take(x, i), 2.0))\n")) << text;
+  EXPECT_TRUE(contains(text, "    M: Array(float64, 2) = zeros(shape_from_list(l, 2))\n")) << text;
+  EXPECT_TRUE(contains(text, "    b = zeros(3, bool(0))\n")) << text;
+}
+
 TEST(PrintModule, EmptyBodiesAndBareReturns) {
   std::string text = expectPrintedRecompiles(kEmptyBodiesAndBareReturns);
   EXPECT_TRUE(contains(text, "def nothing():\n    pass\n")) << text;
@@ -669,7 +687,8 @@ TEST(PrintModule, PrintingIsAFixedPoint) {
   // at the top of each function (`x: float64`) are consumed by sema when
   // read back, so --emit=ir output can be fed back to reach the same text.
   for (const char* source : {kLoopsAndArrays, kIfElifElseAndWhile, kTupleAssignmentAndCasts, kTasksAndParallelLoops,
-                             kForEachBoolsChainsAndPrint, kAllocationsAndLibraryCalls, kEmptyBodiesAndBareReturns}) {
+                             kForEachBoolsChainsAndPrint, kAllocationsAndLibraryCalls, kEmptyBodiesAndBareReturns,
+                             kStoresAndIntrepyddSpellings}) {
     SCOPED_TRACE(source);
     expectFixedPoint(source);
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdio>
 #include <string>
 #include <cstdint>
 #include <tuple>
@@ -42,6 +43,26 @@ auto shape_tuple(const Array<T, N>& a, std::index_sequence<K...>) {
 template <class T, int N>
 auto shape_tuple(const Array<T, N>& a) {
   return detail::shape_tuple(a, std::make_index_sequence<N>());
+}
+
+namespace detail {
+template <class L, size_t... K>
+auto list_shape(const L& l, std::index_sequence<K...>) {
+  return std::make_tuple(static_cast<int64_t>(l[static_cast<int64_t>(K)])...);
+}
+}  // namespace detail
+
+/// shape_from_list<N>(l): a list of integers as an N-tuple shape, for an
+/// allocation whose rank an annotation gives; ValueError for another length.
+template <int N, class L>
+auto shape_from_list(const L& l) {
+  if (l.size() != N) {
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "a shape list of length %lld for an array declared with rank %d",
+                  static_cast<long long>(l.size()), N);
+    throw Error(ErrorKind::ValueError, msg);
+  }
+  return detail::list_shape(l, std::make_index_sequence<N>());
 }
 
 // ---- Python builtins on lists ------------------------------------------------------

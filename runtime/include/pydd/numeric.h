@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 #include "pydd/array.h"
 #include "pydd/elementwise.h"
@@ -272,6 +273,117 @@ Array<T, N> take(const Array<T, 1>& a, const Array<I, N>& idx) {
   for (int64_t i = 0; i < size; ++i)
     out.data()[i] = a.data()[checked_index(static_cast<int64_t>(c.data()[i]), n, 0) * a.stride(0)];
   return out;
+}
+
+namespace detail {
+/// f(element, k) for the elements of a in C order (k counts from 0).
+template <class T, int N, class F>
+void for_each_c_order(const Array<T, N>& a, F f) {
+  int64_t idx[N] = {};
+  T* base = a.data();
+  for (int64_t k = 0, total = a.size(); k < total; ++k) {
+    int64_t off = 0;
+    for (int j = 0; j < N; ++j) off += idx[j] * a.stride(j);
+    f(base[off], k);
+    for (int j = N - 1; j >= 0; --j) {
+      if (++idx[j] < a.shape(j)) break;
+      idx[j] = 0;
+    }
+  }
+}
+}  // namespace detail
+
+/// a[mask] = values, NumPy's boolean-mask assignment: values is a scalar, or
+/// a 1-D array of one value per true element (or of one value for all);
+/// converted as setitem converts. IndexError when the shapes differ,
+/// ValueError for a wrong number of values.
+template <class T, int N, class V>
+void mask_assign(const Array<T, N>& a, const Array<bool, N>& mask, const V& values) {
+  for (int k = 0; k < N; ++k)
+    if (mask.shape(k) != a.shape(k)) {
+      char msg[160];
+      std::snprintf(msg, sizeof msg,
+                    "boolean index did not match indexed array along dimension %d; dimension is %lld but "
+                    "corresponding boolean dimension is %lld",
+                    k, static_cast<long long>(a.shape(k)), static_cast<long long>(mask.shape(k)));
+      throw Error(ErrorKind::IndexError, msg);
+    }
+  const Array<bool, N> m = detail::converted<bool>(mask);
+  const bool* mp = m.data();
+  if constexpr (std::is_arithmetic_v<V>) {
+    const T v = convert<T>(values);
+    detail::for_each_c_order(a, [&](T& x, int64_t k) {
+      if (mp[k]) x = v;
+    });
+  } else {
+    const auto vals = detail::converted<T>(values);  // a copy: values may alias a
+    int64_t count = 0;
+    for (int64_t i = 0, size = m.size(); i < size; ++i) count += mp[i];
+    const int64_t n = vals.shape(0);
+    if (n != count && n != 1) {
+      char msg[200];
+      std::snprintf(msg, sizeof msg,
+                    "NumPy boolean array indexing assignment cannot assign %lld input values to the %lld output values "
+                    "where the mask is true",
+                    static_cast<long long>(n), static_cast<long long>(count));
+      throw Error(ErrorKind::ValueError, msg);
+    }
+    const T* vp = vals.data();
+    int64_t j = 0;
+    detail::for_each_c_order(a, [&](T& x, int64_t k) {
+      if (mp[k]) x = vp[n == 1 ? 0 : j++];
+    });
+  }
+}
+
+/// a[indices] = values for a 1-D a, NumPy's integer-array assignment:
+/// values broadcast to the shape of indices, stored in C order (a repeated
+/// index keeps the last value); negative indices count from the end,
+/// IndexError outside.
+template <class T, class I, int N, class V>
+void index_assign(const Array<T, 1>& a, const Array<I, N>& indices, const V& values) {
+  const Array<I, N> c = detail::converted<I>(indices);
+  const int64_t n = a.shape(0), size = c.size(), s = a.stride(0);
+  T* out = a.data();
+  if constexpr (std::is_arithmetic_v<V>) {
+    const T v = convert<T>(values);
+    for (int64_t i = 0; i < size; ++i) out[checked_index(static_cast<int64_t>(c.data()[i]), n, 0) * s] = v;
+  } else {
+    constexpr int M = detail::rank_v<V>;
+    static_assert(M <= N, "values of a higher rank than the indices");
+    const auto vals = detail::converted<T>(values);  // a copy: values may alias a
+    // Right-aligned broadcasting of values to the indices' shape.
+    int64_t vstride[N] = {};
+    bool ok = true;
+    for (int k = 0; k < M; ++k) {
+      const int64_t vd = vals.shape(k), id = c.shape(N - M + k);
+      ok = ok && (vd == id || vd == 1);
+    }
+    if (!ok) {
+      std::string msg = "shape mismatch: value array of shape (";
+      for (int k = 0; k < M; ++k) msg += std::to_string(vals.shape(k)) + (M == 1 || k + 1 < M ? "," : "");
+      msg += ") could not be broadcast to indexing result of shape (";
+      for (int k = 0; k < N; ++k) msg += std::to_string(c.shape(k)) + (N == 1 || k + 1 < N ? "," : "");
+      msg += ")";
+      throw Error(ErrorKind::ValueError, msg.c_str());
+    }
+    int64_t step = 1;
+    for (int k = M - 1; k >= 0; --k) {
+      vstride[N - M + k] = vals.shape(k) == 1 ? 0 : step;
+      step *= vals.shape(k);
+    }
+    int64_t idx[N] = {};
+    const T* vp = vals.data();
+    for (int64_t i = 0; i < size; ++i) {
+      int64_t off = 0;
+      for (int k = 0; k < N; ++k) off += idx[k] * vstride[k];
+      out[checked_index(static_cast<int64_t>(c.data()[i]), n, 0) * s] = vp[off];
+      for (int k = N - 1; k >= 0; --k) {
+        if (++idx[k] < c.shape(k)) break;
+        idx[k] = 0;
+      }
+    }
+  }
 }
 
 namespace op {

@@ -561,4 +561,59 @@ Array<T, N - 1> max_axis(const Array<T, N>& a, int64_t axis) {
   return detail::extreme_axis<op::maximum, detail::Greater>("maximum", a, axis);
 }
 
+namespace detail {
+/// argmin/argmax along an axis: for each position of the other axes, the
+/// index along `axis` of the first extreme (or of the first NaN), as NumPy.
+template <class Better, class T, int N>
+Array<int64_t, N - 1> arg_extreme_axis(const char* name, const Array<T, N>& a, int64_t axis) {
+  static_assert(N >= 2, "axis reductions need a rank >= 2 array (use the full reduction)");
+  const int ax = check_axis(axis, N);
+  const int64_t n = a.shape(ax), s = a.stride(ax);
+  if (n == 0) {
+    char msg[64];
+    std::snprintf(msg, sizeof msg, "attempt to get %s of an empty sequence", name);
+    throw Error(ErrorKind::ValueError, msg);
+  }
+  int64_t oshape[N - 1], ostrides[N - 1], idx[N - 1] = {};
+  for (int k = 0, j = 0; k < N; ++k)
+    if (k != ax) oshape[j] = a.shape(k), ostrides[j++] = a.stride(k);
+  Array<int64_t, N - 1> out = Array<int64_t, N - 1>::empty(oshape);
+  int64_t* o = out.data();
+  for (int64_t k = 0, total = out.size(); k < total; ++k) {
+    int64_t off = 0;
+    for (int j = 0; j < N - 1; ++j) off += idx[j] * ostrides[j];
+    const T* p = a.data() + off;
+    int64_t at = 0;
+    if (s == 1) {
+      at = row_arg_extreme<Better>(p, n);
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        const T x = p[i * s];
+        if (x != x) {
+          at = i;
+          break;
+        }
+        if (Better{}(x, p[at * s])) at = i;
+      }
+    }
+    o[k] = at;
+    for (int j = N - 2; j >= 0; --j) {  // next position in C order
+      if (++idx[j] < oshape[j]) break;
+      idx[j] = 0;
+    }
+  }
+  return out;
+}
+}  // namespace detail
+
+/// argmin(a, axis) / argmax(a, axis): int64 indices along the axis.
+template <class T, int N>
+Array<int64_t, N - 1> argmin_axis(const Array<T, N>& a, int64_t axis) {
+  return detail::arg_extreme_axis<detail::Less>("argmin", a, axis);
+}
+template <class T, int N>
+Array<int64_t, N - 1> argmax_axis(const Array<T, N>& a, int64_t axis) {
+  return detail::arg_extreme_axis<detail::Greater>("argmax", a, axis);
+}
+
 }  // namespace pydd

@@ -178,4 +178,16 @@ bool truthy(T x) {
   return x != 0;
 }
 
+/// Python's math.log(x, base): ValueError("math domain error") for a value
+/// <= 0 (or -inf), ZeroDivisionError when log(base) is 0; NaN propagates.
+inline double log_base_value(double x, double base) {
+  auto ln = [](double v) {
+    if (!(v > 0) && !std::isnan(v)) throw Error(ErrorKind::ValueError, "math domain error");
+    return std::log(v);
+  };
+  const double num = ln(x), den = ln(base);
+  if (den == 0) throw Error(ErrorKind::ZeroDivisionError, "float division by zero");
+  return num / den;
+}
+
 }  // namespace pydd

@@ -1328,4 +1328,70 @@ detail::sp_sum_t<R, T> sum(const SparseMat<T>& S) {
   return pydd::sum<Out>(sum_axis<Out>(S, 1));
 }
 
+// ---- the original Intrepydd's diagonal matrix and row/column accessors ---------------
+
+/// spm_diags(v) / sparse_diags(v): the n x n matrix with v on its diagonal,
+/// as scipy.sparse.diags(v) converted to CSR (zeros are not stored; the
+/// values converted to R, float64 unless v is float32).
+template <class R, class T>
+SparseMat<R> spm_diags(const Array<T, 1>& v) {
+  const int64_t n = v.shape(0), s = v.stride(0);
+  const T* p = v.data();
+  int64_t nnz = 0;
+  for (int64_t i = 0; i < n; ++i) nnz += p[i * s] != T(0);
+  Array<int64_t, 1> indptr = detail::sp_vec<int64_t>(n + 1);
+  Array<int64_t, 1> cols = detail::sp_vec<int64_t>(nnz);
+  Array<R, 1> vals = detail::sp_vec<R>(nnz);
+  int64_t* ip = indptr.data();
+  int64_t k = 0;
+  ip[0] = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (p[i * s] != T(0)) cols.data()[k] = i, vals.data()[k++] = static_cast<R>(p[i * s]);
+    ip[i + 1] = k;
+  }
+  return detail::sp_make<R>(n, n, indptr, cols, vals, nnz);
+}
+
+/// get_row(A, i) / get_col(A, j) of a dense 2-D array: the row or column
+/// view A[i, :] / A[:, j] (negative indices count from the end, IndexError
+/// outside), as the original Intrepydd's.
+template <class T>
+Array<T, 1> get_row(const Array<T, 2>& a, int64_t i) {
+  const int64_t r = checked_index(i, a.shape(0), 0);
+  const int64_t shape[1] = {a.shape(1)}, strides[1] = {a.stride(1)};
+  return a.template alias<1>(a.data() + r * a.stride(0), shape, strides);
+}
+template <class T>
+Array<T, 1> get_col(const Array<T, 2>& a, int64_t j) {
+  const int64_t c = checked_index(j, a.shape(1), 1);
+  const int64_t shape[1] = {a.shape(0)}, strides[1] = {a.stride(0)};
+  return a.template alias<1>(a.data() + c * a.stride(1), shape, strides);
+}
+
+/// get_row(S, i) / get_col(S, j) of a sparse matrix: row i or column j as a
+/// new dense 1-D array (repeated entries summed), as SciPy's
+/// S.getrow(i).toarray().ravel().
+template <class T>
+Array<T, 1> get_row(const SparseMat<T>& S, int64_t i) {
+  const int64_t r = checked_index(i, S.rows(), 0);
+  return detail::with_csr(S, [&](const auto& a) {
+    Array<T, 1> out = Array<T, 1>::zeros(std::array<int64_t, 1>{a.n});
+    T* o = out.data();
+    for (int64_t k = a.p[r]; k < a.p[r + 1]; ++k) o[a.c[k]] = detail::sp_add<T>(o[a.c[k]], a.v[k]);
+    return out;
+  });
+}
+template <class T>
+Array<T, 1> get_col(const SparseMat<T>& S, int64_t j) {
+  const int64_t c = checked_index(j, S.cols(), 1);
+  return detail::with_csr(S, [&](const auto& a) {
+    Array<T, 1> out = Array<T, 1>::zeros(std::array<int64_t, 1>{a.m});
+    T* o = out.data();
+    for (int64_t r = 0; r < a.m; ++r)
+      for (int64_t k = a.p[r]; k < a.p[r + 1]; ++k)
+        if (a.c[k] == c) o[r] = detail::sp_add<T>(o[r], a.v[k]);
+    return out;
+  });
+}
+
 }  // namespace pydd

@@ -11,9 +11,7 @@ CORPUS = __import__("pathlib").Path(__file__).resolve().parent
 
 # Kernels pyddc does not compile yet, and why (the test checks that they
 # still fail, so this list stays true).
-UNSUPPORTED = {
-    "relu_inplace": "storing through a boolean mask (x[x < 0] = 0)",
-}
+UNSUPPORTED = {}
 
 
 def _n(size, test, bench):
