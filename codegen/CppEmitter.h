@@ -19,6 +19,8 @@ struct CppOptions {
   /// private, lastprivate, reductions, captured). Without a plan every pfor
   /// runs sequentially and every task in place.
   const ParallelPlan* parallel = nullptr;
+  /// Run large fused element-wise loops (For::independent) on all threads.
+  bool parallelFused = true;
 };
 
 /// The kernel functions of `m` as C++ in namespace `m.name`, with the

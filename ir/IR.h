@@ -245,6 +245,12 @@ struct For : Stmt {
   ExprPtr start, stop, step;  // range form (start and step always set)
   ExprPtr iterable;           // element form
   bool parallel = false;
+  /// Set by fusion on the outer loop of an element-wise loop nest: its
+  /// iterations write disjoint elements that no iteration reads, raise
+  /// nothing and assign only the nest's loop variables, so code generation
+  /// may run a large one on all threads. A hint, like If::rareElse: the
+  /// source form (the printer) shows a plain `for`.
+  bool independent = false;
   BlockPtr body;
 };
 struct Return : Stmt {

@@ -166,6 +166,7 @@ class Fuser {
         Loc, build::index(Loc, var(written, Dest.type), std::move(destIndices), Type::scalar(DestType.elem())),
         std::move(element));
     body = loopNest(loopVars, dimVars, std::move(body));
+    cast<For>(*body).independent = true;
     std::vector<StmtPtr> fused;
     if (!InPlace) fused.push_back(build::assign(Loc, var(written, DestType), allocate(dimVars)));
     fused.push_back(std::move(body));

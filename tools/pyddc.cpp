@@ -58,6 +58,9 @@ cl::opt<bool> BoundsCheck("bounds-check", cl::desc("Check element indices (Index
 cl::opt<bool> InterruptChecks("interrupt-checks",
                               cl::desc("Let Ctrl-C interrupt kernels (checks at outer-loop back edges; default on)"),
                               cl::init(true), cl::Hidden, cl::cat(Category));
+cl::opt<bool> ParallelFused("parallel-fused",
+                            cl::desc("Run large fused element-wise loops on all threads (default on)"),
+                            cl::init(true), cl::cat(Category));
 cl::opt<bool> Werror("Werror", cl::desc("Make warnings (a pfor that runs sequentially...) errors"), cl::cat(Category));
 cl::opt<bool> Verbose("v", cl::desc("Show the C++ compiler commands and cache use"), cl::cat(Category));
 cl::opt<bool> NoCache("no-cache", cl::desc("Build even when the compile cache holds this build, and do not store it"),
@@ -137,6 +140,7 @@ int main(int argc, char** argv) {
   cpp.parallel = &parallel;
   cpp.boundsCheck = BoundsCheck;
   cpp.interruptChecks = InterruptChecks;
+  cpp.parallelFused = ParallelFused;
   std::string source = pydd::emitKernelCpp(*m, cpp);
   if (HostKind == Host::Python) source += pydd::emitPythonGlue(*m);
 

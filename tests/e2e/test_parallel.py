@@ -216,3 +216,42 @@ def test_carried_dependence_warns(tmp_path):
     r = run_pyddc("--emit=cpp", "-Werror", KERNEL)
     assert r.returncode == 1
     assert "parallel_plan.pydd:76:23: error: this pfor loop runs sequentially: 'prev'" in r.stderr
+
+
+def test_fused_loops_on_threads(build, opt):
+    """Fused element-wise loops big enough run on all threads (split among
+    them), small ones in place; either way the result is the sequential
+    one, bit for bit: at 1, 2 and 8 threads, on sizes around the threshold
+    (2^16 elements), strided operands and a store in place."""
+    comp, ref = build("parallel_plan", opt)
+    rng = np.random.default_rng(82)
+    for shape in ((3, 5), (255, 257), (256, 256), (1000, 301), (1, 70_000)):
+        A, B = rng.normal(size=shape), rng.normal(size=shape)
+        want = ref.fused_2d(A, B, 0.5)
+        for t in each_thread_count():
+            np.testing.assert_array_equal(comp.fused_2d(A, B, 0.5), want, err_msg=f"{shape}, {t} threads")
+            np.testing.assert_array_equal(comp.fused_2d(A.T, B.T, 0.5), ref.fused_2d(A.T, B.T, 0.5))
+    I = rng.integers(-50, 50, size=(40, 50, 60))
+    for t in each_thread_count():
+        np.testing.assert_array_equal(comp.fused_3d(I, 5), ref.fused_3d(I, 5), err_msg=f"{t} threads")
+    x, y = rng.normal(size=300_001), rng.normal(size=300_001)
+    x1, x2 = x.copy(), x.copy()
+    assert ref.fused_1d_inplace(x2, y) == comp.fused_1d_inplace(x1, y)
+    np.testing.assert_array_equal(x1, x2)
+    A = rng.normal(size=(300, 400))
+    for t in each_thread_count():
+        o1, o2 = np.zeros_like(A), np.zeros_like(A)
+        assert comp.fused_in_pfor(A, o1) == ref.fused_in_pfor(A, o2)
+        np.testing.assert_array_equal(o1, o2)
+
+
+def test_fused_loops_split_only_when_large(tmp_path):
+    """The C++: a fused nest runs through pydd::parallel_range under the
+    element-count test, and not inside a pfor (already parallel), nor with
+    --parallel-fused=false."""
+    cpp = run_pyddc(KERNEL, "--emit=cpp").stdout
+    body = lambda name: cpp.split(f" {name}(", 2)[2].split("\n}\n", 1)[0]  # noqa: E731
+    assert "pydd::parallel_range(" in body("fused_2d") and ">= pydd::kParallelElements" in body("fused_2d")
+    assert "pydd::parallel_range(" in body("fused_3d")
+    assert "pydd::parallel_range(" not in body("fused_in_pfor")
+    assert "pydd::parallel_range(" not in run_pyddc(KERNEL, "--emit=cpp", "--parallel-fused=false").stdout

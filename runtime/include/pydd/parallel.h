@@ -17,7 +17,9 @@
 //   threads.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <exception>
 #include <mutex>
 #include <type_traits>
@@ -46,6 +48,27 @@ inline void set_num_threads(int n) { Threads::requested.store(n > 0 ? n : 0, std
 inline int get_num_threads() {
   int n = Threads::requested.load(std::memory_order_relaxed);
   return n > 0 ? n : omp_get_max_threads();
+}
+
+/// Elements a fused element-wise loop needs before it runs on all threads:
+/// below this, starting a team (a few microseconds) costs more than the
+/// threads gain.
+inline constexpr uint64_t kParallelElements = uint64_t{1} << 16;
+
+/// Runs f(lo, hi) on parts of [start, stop), one contiguous part per thread
+/// (a static schedule), or f(start, stop) alone on one thread. f must not
+/// throw (an exception cannot leave an OpenMP region).
+template <class F>
+void parallel_range(int64_t start, int64_t stop, const F& f) {
+  const int threads = get_num_threads();
+  if (threads <= 1) return f(start, stop);
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t t = omp_get_thread_num(), n = omp_get_num_threads(), len = stop - start;
+    const int64_t lo = start + (len / n) * t + std::min(t, len % n);
+    const int64_t hi = lo + len / n + (t < len % n ? 1 : 0);
+    if (lo < hi) f(lo, hi);
+  }
 }
 
 /// The first exception raised in a parallel region; later ones are dropped
