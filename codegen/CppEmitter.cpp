@@ -703,14 +703,14 @@ class FunctionEmitter {
     }
     // The nest is a lambda over a part [lo, hi) of the outer range, with its
     // own loop variables (each thread's), run whole or split among threads.
-    std::string start = temp("start"), stop = temp("stop"), nest = temp("nest");
+    std::string start = temp("start"), stop = temp("stop"), nest = temp("nest"), lo = temp("lo"), hi = temp("hi");
     line(depth, "{");
     line(depth + 1, "const int64_t " + start + " = " + expr(*f.start) + ";");
     line(depth + 1, "const int64_t " + stop + " = " + expr(*f.stop) + ";");
-    line(depth + 1, "const auto " + nest + " = [&](int64_t lo, int64_t hi) {");
+    line(depth + 1, "const auto " + nest + " = [&](int64_t " + lo + ", int64_t " + hi + ") {");
     for (auto& v : loopVars) line(depth + 2, cxxType(*F.lookup(v)) + " " + var(v) + "{};");
     InParallelRegion = InIndependentLoop = true;
-    RangeOverride = {"lo", "hi"};
+    RangeOverride = {lo, hi};
     forLoop(f, depth + 2);
     InParallelRegion = InIndependentLoop = false;
     line(depth + 1, "};");

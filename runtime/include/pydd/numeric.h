@@ -236,11 +236,10 @@ Array<R, 2> outer(const Array<A, N>& a, const Array<B, M>& b) {
   return out;
 }
 
-/// a[mask] for a boolean mask of a's shape (np.extract(mask, a)): the
-/// selected elements in C order; IndexError when the shapes differ, as
-/// NumPy's boolean indexing.
+namespace detail {
+/// NumPy's IndexError when a boolean mask's shape is not its array's.
 template <class T, int N>
-Array<T, 1> extract(const Array<bool, N>& mask, const Array<T, N>& a) {
+void check_mask_shape(const Array<bool, N>& mask, const Array<T, N>& a) {
   for (int k = 0; k < N; ++k)
     if (mask.shape(k) != a.shape(k)) {
       char msg[160];
@@ -250,6 +249,15 @@ Array<T, 1> extract(const Array<bool, N>& mask, const Array<T, N>& a) {
                     k, static_cast<long long>(a.shape(k)), static_cast<long long>(mask.shape(k)));
       throw Error(ErrorKind::IndexError, msg);
     }
+}
+}  // namespace detail
+
+/// a[mask] for a boolean mask of a's shape (np.extract(mask, a)): the
+/// selected elements in C order; IndexError when the shapes differ, as
+/// NumPy's boolean indexing.
+template <class T, int N>
+Array<T, 1> extract(const Array<bool, N>& mask, const Array<T, N>& a) {
+  detail::check_mask_shape(mask, a);
   const Array<bool, N> m = detail::converted<bool>(mask);
   const Array<T, N> v = detail::converted<T>(a);
   const int64_t size = v.size();
@@ -299,15 +307,7 @@ void for_each_c_order(const Array<T, N>& a, F f) {
 /// ValueError for a wrong number of values.
 template <class T, int N, class V>
 void mask_assign(const Array<T, N>& a, const Array<bool, N>& mask, const V& values) {
-  for (int k = 0; k < N; ++k)
-    if (mask.shape(k) != a.shape(k)) {
-      char msg[160];
-      std::snprintf(msg, sizeof msg,
-                    "boolean index did not match indexed array along dimension %d; dimension is %lld but "
-                    "corresponding boolean dimension is %lld",
-                    k, static_cast<long long>(a.shape(k)), static_cast<long long>(mask.shape(k)));
-      throw Error(ErrorKind::IndexError, msg);
-    }
+  detail::check_mask_shape(mask, a);
   const Array<bool, N> m = detail::converted<bool>(mask);
   const bool* mp = m.data();
   if constexpr (std::is_arithmetic_v<V>) {
