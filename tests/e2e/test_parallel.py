@@ -219,8 +219,8 @@ def test_carried_dependence_warns(tmp_path):
 
 
 def test_fused_loops_on_threads(build, opt):
-    """Fused element-wise loops big enough run on all threads (split among
-    them), small ones in place; either way the result is the sequential
+    """Fused element-wise nests (2-D and up) big enough run on all threads
+    (split among them), small ones and 1-D ones in place; either way the result is the sequential
     one, bit for bit: at 1, 2 and 8 threads, on sizes around the threshold
     (2^16 elements), strided operands and a store in place."""
     comp, ref = build("parallel_plan", opt)
@@ -254,4 +254,5 @@ def test_fused_loops_split_only_when_large(tmp_path):
     assert "pydd::parallel_range(" in body("fused_2d") and ">= pydd::kParallelElements" in body("fused_2d")
     assert "pydd::parallel_range(" in body("fused_3d")
     assert "pydd::parallel_range(" not in body("fused_in_pfor")
+    assert "pydd::parallel_range(" not in body("fused_1d_inplace")  # 1-D nests stay sequential
     assert "pydd::parallel_range(" not in run_pyddc(KERNEL, "--emit=cpp", "--parallel-fused=false").stdout
