@@ -51,9 +51,7 @@ class Sampler {
     if (sparseArg == 0) operands.push_back(&sparse);
     if (!collectLeaves(dense, operands)) return false;
     if (sparseArg == 1) operands.push_back(&sparse);
-    for (size_t i = 1; i < operands.size(); ++i)
-      if (mayRaise(**operands[i], Ctx.options.boundsCheck) || hasSideEffects(**operands[i])) return false;
-    if (!operands.empty() && hasSideEffects(**operands[0])) return false;
+    if (!movable(operands)) return false;
 
     // The value stored per entry: S's value times the tree's element, of
     // the product's result type.
@@ -70,8 +68,7 @@ class Sampler {
       if (mul->resultType(probe, err) != Type::scalar(resultType.elem()) || !err.message.empty()) return false;
     }
 
-    for (ExprPtr* o : operands)
-      if ((*o)->kind != ExprKind::Var) out.push_back(Ctx.spill(F, *o, (*o)->type.isSparse() ? "S" : "d"));
+    spillInOrder(operands, out);
     const std::string S = cast<VarRef>(*sparse).name;
     const Type sparseType = sparse->type;
 
@@ -177,11 +174,8 @@ class Sampler {
     if (productArg == 1) operands.push_back(&M);
     for (auto& a : product.args) operands.push_back(&a);
     if (productArg == 0) operands.push_back(&M);
-    for (size_t i = 1; i < operands.size(); ++i)
-      if (mayRaise(**operands[i], Ctx.options.boundsCheck) || hasSideEffects(**operands[i])) return false;
-    if (hasSideEffects(*operands[0]->get())) return false;
-    for (ExprPtr* o : operands)
-      if ((*o)->kind != ExprKind::Var) out.push_back(Ctx.spill(F, *o, "S"));
+    if (!movable(operands)) return false;
+    spillInOrder(operands, out);
     auto first = std::make_unique<BoolLit>(Loc, productArg == 1);
     first->type = Type::boolTy();
     const char* name = product.library->masked;
@@ -193,6 +187,21 @@ class Sampler {
   }
 
  private:
+  /// Whether the operands (in Python's order) can all be computed before
+  /// the statement: none has effects, and none after the first may raise,
+  /// so no error moves before another.
+  bool movable(const std::vector<ExprPtr*>& operands) const {
+    for (size_t i = 0; i < operands.size(); ++i)
+      if (hasSideEffects(**operands[i]) || (i > 0 && mayRaise(**operands[i], Ctx.options.boundsCheck))) return false;
+    return true;
+  }
+
+  /// Computes each operand that is not a variable into a temporary, in order.
+  void spillInOrder(const std::vector<ExprPtr*>& operands, std::vector<StmtPtr>& out) {
+    for (ExprPtr* o : operands)
+      if ((*o)->kind != ExprKind::Var) out.push_back(Ctx.spill(F, *o, (*o)->type.isSparse() ? "S" : "d"));
+  }
+
   /// A product of two SparseMats of `type` with a masked form.
   static bool isMaskable(const Expr& e, const Type& type) {
     auto* c = dyn_cast<Call>(&e);
