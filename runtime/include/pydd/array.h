@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 
 #include "pydd/errors.h"
+#include "pydd/parallel.h"
 
 namespace pydd {
 
@@ -398,15 +399,29 @@ class Array {
     Buffer* b = Buffer::allocate(static_cast<size_t>(count) * sizeof(T));
     return wrap(static_cast<T*>(b->memory), shape, nullptr, b);
   }
+  // A new array's first pass over its memory. Large ones are written by every
+  // thread, each its own contiguous part: the pass is bound by memory
+  // bandwidth (and, for fresh blocks, page faults), which one core does not
+  // saturate, and it is often the only serial step before a parallel loop
+  // (`R = zeros((n, n))` then `pfor i ...: R[i, :] = ...`).
   static Array fill_new(Array a, T value) {
     T* p = a.data_;
-    const int64_t n = a.size();
-    for (int64_t i = 0; i < n; ++i) p[i] = value;
+    fill_range(a.size(), [p, value](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) p[i] = value;
+    });
     return a;
   }
   static Array zero_new(Array a) {
-    std::memset(static_cast<void*>(a.data_), 0, static_cast<size_t>(a.size()) * sizeof(T));
+    char* p = reinterpret_cast<char*>(a.data_);
+    fill_range(a.size(), [p](int64_t lo, int64_t hi) {
+      std::memset(p + lo * sizeof(T), 0, static_cast<size_t>(hi - lo) * sizeof(T));
+    });
     return a;
+  }
+  template <class F>
+  static void fill_range(int64_t n, const F& f) {
+    if (static_cast<uint64_t>(n) * sizeof(T) >= kParallelFillBytes) parallel_range(0, n, f);
+    else f(0, n);
   }
 
   T* data_;

@@ -55,13 +55,20 @@ inline int get_num_threads() {
 /// threads gain.
 inline constexpr uint64_t kParallelElements = uint64_t{1} << 16;
 
+/// Bytes a new array needs before its fill (zeros, ones, full) runs on all
+/// threads: a memset of 1 MiB takes tens of microseconds, well above a
+/// team's start.
+inline constexpr uint64_t kParallelFillBytes = uint64_t{1} << 20;
+
 /// Runs f(lo, hi) on parts of [start, stop), one contiguous part per thread
 /// (a static schedule), or f(start, stop) alone on one thread. f must not
 /// throw (an exception cannot leave an OpenMP region).
 template <class F>
 void parallel_range(int64_t start, int64_t stop, const F& f) {
   const int threads = get_num_threads();
-  if (threads <= 1) return f(start, stop);
+  // Inside a pfor or a task the other threads are busy already (and a nested
+  // region would get a team of one).
+  if (threads <= 1 || omp_in_parallel()) return f(start, stop);
 #pragma omp parallel num_threads(threads)
   {
     const int64_t t = omp_get_thread_num(), n = omp_get_num_threads(), len = stop - start;
