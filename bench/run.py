@@ -93,11 +93,11 @@ def main(argv):
     names = [k.name for k in discover(args.kernel)]
     with tempfile.TemporaryDirectory() as tmp:
         base = spawn(args, args.threads[0], names, args.versions, Path(tmp) / "base.json")
-        for t in args.threads[1:]:  # pfor kernels, optimized builds
+        for t in args.threads[1:]:  # pfor kernels: the optimized build and hand C++ (OpenMP)
             pfor = [n for n in names if base["pfor"][n]]
-            pydd = [v for v in args.versions if v == "pydd-O3"]
-            if pfor and pydd:
-                more = spawn(args, t, pfor, pydd, Path(tmp) / f"t{t}.json")
+            parallel = [v for v in args.versions if v in report.THREADED]
+            if pfor and parallel:
+                more = spawn(args, t, pfor, parallel, Path(tmp) / f"t{t}.json")
                 for n, recs in more["kernels"].items():
                     base["kernels"][n].update({report.column(v, t, args.threads[0]): r for v, r in recs.items()})
     failed = [f"{n}/{v}" for n, recs in base["kernels"].items() for v, r in recs.items() if "error" in r]

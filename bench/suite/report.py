@@ -34,6 +34,12 @@ def machine():
             "versions": versions, "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
 
 
+# The versions run again at each further thread count (on the pfor kernels):
+# pydd's OpenMP build and the hand-written C++, which uses OpenMP where the
+# kernel has a pfor.
+THREADED = ("pydd-O3", "cpp")
+
+
 def column(version, threads, base_threads):
     return version if threads == base_threads else f"{version}@{threads}t"
 
@@ -62,11 +68,29 @@ def _geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
 
+def _scaling(results):
+    """The pfor kernels' speed-up over the first thread count, pydd's and the
+    hand C++'s side by side."""
+    threads = results["threads"]
+    if len(threads) < 2:
+        return []
+    t0 = threads[0]
+    head = [f"{LABELS[v]} {t} over {t0} thr" for t in threads[1:] for v in THREADED]
+    lines = ["", f"Speed-up of the pfor kernels over {t0} thread(s):", "",
+             "| kernel | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
+    for name, recs in results["kernels"].items():
+        if not results.get("pfor", {}).get(name):
+            continue
+        cells = [_fmt_ratio(_ratio(recs.get(v), recs.get(column(v, t, t0)))) for t in threads[1:] for v in THREADED]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def markdown(results):
     kernels = results["kernels"]
     threads = results["threads"]
-    extra = [f"pydd-O3@{t}t" for t in threads[1:]]
-    head = [LABELS[v] for v in VERSIONS] + [f"pydd -O3 {t} thr" for t in threads[1:]]
+    extra = [column(v, t, threads[0]) for t in threads[1:] for v in THREADED]
+    head = [LABELS[v] for v in VERSIONS] + [f"{LABELS[v]} {t} thr" for t in threads[1:] for v in THREADED]
     lines = [f"Size `{results['size']}`, median of {results['runs']} runs after a warm-up, seconds "
              f"per call at the Python call site; {threads[0]} thread(s) unless stated. A version "
              f"slower than the time budget ({results['budget']:g} s) gets fewer runs, as marked "
@@ -86,6 +110,7 @@ def markdown(results):
     lines.append("| **geomean** | " + " | ".join([""] * len(head)) +
                  f" | {_fmt_ratio(_geomean(over_py))} | {_fmt_ratio(_geomean(over_nb))}"
                  f" | {_fmt_ratio(_geomean(over_cpp))} |")
+    lines += _scaling(results)
     lines += ["", "Compile latency (seconds): pyddc's translation (`--emit=cpp`) and `.pydd` → "
               "importable module, Numba's first call minus a steady call, Cython's and the hand "
               "C++ module's build.", "",
