@@ -839,6 +839,24 @@ class FunctionTyper {
     }
   }
 
+  /// f(S) for a one-operand element-wise f and a SparseMat S (the call in
+  /// `slot`): when f(0) == 0 it maps S's stored values and keeps S's
+  /// structure, as SciPy's S.sqrt() and abs(S) do (spm_map); any other f is
+  /// NumPy's f of the dense matrix, f(S.toarray()).
+  Type sparseElementwise(ExprPtr& slot, bool report) {
+    auto& c = static_cast<Call&>(*slot);
+    if (c.library->element->preservesZero) {
+      ExprPtr name = std::make_unique<StrLit>(c.loc, c.library->name);
+      return lowerToCall(slot, "spm_map", takeOperands(c.args[0], name), report);
+    }
+    ExprPtr operand = std::move(c.args[0]);
+    c.args[0] = std::make_unique<IntLit>(operand->loc, 0);  // the slot toarray() takes
+    Type dense = lowerToCall(c.args[0], "toarray", takeOperands(operand), report);
+    if (dense.isUnknown()) return dense;
+    c.args[0]->type = dense;
+    return callType(c, report);
+  }
+
   /// Containers whose truth value is "not empty", as in Python.
   static bool isSized(const Type& t) { return t.isList() || t.isDict() || t.isHeap(); }
 
@@ -881,6 +899,10 @@ class FunctionTyper {
             return bad(report, u.loc, "'~' on arrays is not supported; use logical_not for bool arrays");
           // +A is a copy in NumPy (numpy.positive).
           return lowerToCall(slot, u.op == UnaryOp::Neg ? "minus" : "copy", takeOperands(u.operand), report);
+        }
+        if (t.isSparse() && u.op == UnaryOp::Neg) {
+          ExprPtr name = std::make_unique<StrLit>(u.loc, "minus");
+          return lowerToCall(slot, "spm_map", takeOperands(u.operand, name), report);
         }
         if (!t.isScalar()) return bad(report, u.loc, "bad operand type for unary operator: " + t.str());
         if (u.op == UnaryOp::Invert && t.isFloat())
@@ -963,7 +985,13 @@ class FunctionTyper {
         if (a == b) return a;
         return bad(report, s.loc, "both branches of a conditional expression must have one type, got " + a.str() + " and " + b.str());
       }
-      case ExprKind::Call: return callType(static_cast<Call&>(e), report);
+      case ExprKind::Call: {
+        auto& c = static_cast<Call&>(e);
+        if (c.target == CallTarget::Library && c.library->element && c.args.size() == 1 &&
+            typeOf(c.args[0], report).isSparse())
+          return sparseElementwise(slot, report);
+        return callType(c, report);
+      }
       case ExprKind::Index: {
         auto& x = static_cast<Index&>(e);
         if (x.indices.size() == 1 && x.indices[0]->kind != ExprKind::Slice) {

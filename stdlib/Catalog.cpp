@@ -45,12 +45,16 @@ ScalarKind elementComputeKind(const Call& c) {
     weak = first ? w : weak && w;
     first = false;
   }
-  switch (c.library->element->compute) {
-    case ElementRule::Compute::Common: return k;
-    case ElementRule::Compute::Float: return isFloatKind(k) ? k : ScalarKind::Float64;
+  return elementComputeKind(*c.library->element, k);
+}
+
+ScalarKind elementComputeKind(const ElementRule& rule, ScalarKind operands) {
+  switch (rule.compute) {
+    case ElementRule::Compute::Common: return operands;
+    case ElementRule::Compute::Float: return isFloatKind(operands) ? operands : ScalarKind::Float64;
     case ElementRule::Compute::Bool: return ScalarKind::Bool;
   }
-  return k;
+  return operands;
 }
 
 namespace catalog {

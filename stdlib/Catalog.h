@@ -44,6 +44,10 @@ struct ElementRule {
   bool rejectsBool;
   /// NumPy refuses float operands (the bitwise functions).
   bool rejectsFloat = false;
+  /// One-operand functions with f(0) == 0 (sqrt, abs, negation, sin...):
+  /// on a SparseMat they map its stored values and keep its structure, as
+  /// SciPy's S.sqrt() and abs(S); the others (exp, cos) have a dense result.
+  bool preservesZero = false;
 };
 
 /// How a reduction over all elements folds them one at a time, for fusion:
@@ -151,6 +155,8 @@ const std::vector<LibraryFunction>& libraryFunctions();
 
 /// The kind an element-wise call computes in (see ElementRule::Compute).
 ScalarKind elementComputeKind(const Call& call);
+/// The same for operands whose common kind is `operands`.
+ScalarKind elementComputeKind(const ElementRule& rule, ScalarKind operands);
 
 /// C++ spelling of a scalar kind: bool, int32_t, int64_t, float, double.
 const char* cxxScalarType(ScalarKind s);

@@ -129,16 +129,46 @@ Type maskedSpmmType(const Call& c, TypeRuleError& err) {
   return m;
 }
 
+/// spm_map(S, f): the one-operand element-wise function named by the string
+/// f, one with f(0) == 0 (ElementRule::preservesZero), on S's stored values.
+/// Sema calls it for sqrt(S), abs(S), -S...
+const LibraryFunction* mappedFunction(const Call& c) {
+  auto* name = dyn_cast<StrLit>(c.args[1].get());
+  const LibraryFunction* f = name ? lookupLibraryFunction(name->value) : nullptr;
+  return f && f->element && f->element->preservesZero && f->required == 1 ? f : nullptr;
+}
+Type spmMapType(const Call& c, TypeRuleError& err) {
+  Type s = expectSparse(c, 0, err);
+  if (s.isUnknown()) return s;
+  const LibraryFunction* f = mappedFunction(c);
+  if (!f) return fail(err, 1, "spm_map() expects the name of an element-wise function f with f(0) == 0, such as \"sqrt\"");
+  if (f->element->rejectsBool && s.elem() == ScalarKind::Bool)
+    return fail(err, 0, std::string(f->name) + "() is not supported on bool values");
+  return Type::sparse(elementComputeKind(*f->element, s.elem()));
+}
+std::string emitSpmMap(const Call& c, llvm::ArrayRef<std::string> args) {
+  const ElementRule& rule = *mappedFunction(c)->element;
+  return std::string("pydd::spm_map<") + cxxScalarType(c.type.elem()) + ", " +
+         cxxScalarType(elementComputeKind(rule, c.args[0]->type.elem())) + ">(" + args[0] + ", " + rule.functor + "{})";
+}
+
+Type toArrayType(const Call& c, TypeRuleError& err) {
+  Type s = expectSparse(c, 0, err);
+  return s.isUnknown() ? s : Type::array(s.elem(), 2);
+}
+std::string emitToArray(const Call&, llvm::ArrayRef<std::string> args) { return "pydd::spm_toarray(" + args[0] + ")"; }
+
 // ---- arithmetic and products -----------------------------------------------------
 
 /// spm_add(A, B): the union for two sparse matrices, a dense result with a
-/// dense operand (as SciPy's `+`).
+/// dense operand (as SciPy's `+`) or a scalar (NumPy's `S.toarray() + x`;
+/// SciPy refuses a nonzero scalar).
 Type spmAddType(const Call& c, TypeRuleError& err) {
   if (!isSparse(c, 0) && !isSparse(c, 1)) return fail(err, 0, "spm_add() needs a SparseMat operand");
   for (size_t i = 0; i < 2; ++i) {
     const Type& t = c.args[i]->type;
-    if (!t.isSparse() && !(t.isArray() && t.rank() <= 2))
-      return fail(err, static_cast<int>(i), "spm_add() adds a SparseMat and a SparseMat or a dense 1-D/2-D array, got " + t.str());
+    if (!t.isSparse() && !t.isScalar() && !(t.isArray() && t.rank() <= 2))
+      return fail(err, static_cast<int>(i), "spm_add() adds a SparseMat and a SparseMat, a dense 1-D/2-D array or a scalar, got " + t.str());
   }
   ScalarKind k = combined(c);
   return isSparse(c, 0) && isSparse(c, 1) ? Type::sparse(k) : Type::array(k, 2);
@@ -264,6 +294,9 @@ void addSparseFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("masked_spmm", C::Sparse, {"M", "a", "b", "mask_first"}, 4,
                       "M.multiply(a @ b) (or (a @ b).multiply(M)), computed at M's entries", maskedSpmmType,
                       [](const Call&, llvm::ArrayRef<std::string> args) { return callText("pydd::masked_spmm", args); }));
+  out.push_back(entry("spm_map", C::Sparse, {"S", "f"}, 2, "S with f applied to its stored values (SciPy's S.sqrt())",
+                      spmMapType, emitSpmMap));
+  out.push_back(entry("toarray", C::Sparse, {"S"}, 1, "S.toarray()", toArrayType, emitToArray));
   out.push_back(entry("nnz", C::Sparse, {"S"}, 1, "S.nnz", nnzType, emitNnz));
   out.push_back(entry("spm_add", C::Sparse, {"a", "b"}, 2, "a + b", spmAddType, emitTyped));
   LibraryFunction mul = entry("spm_mul", C::Sparse, {"a", "b"}, 2, "a.multiply(b)", spmMulType, emitTyped);

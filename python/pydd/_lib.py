@@ -777,6 +777,12 @@ def _sparse_class():
             def __matmul__(self, other):
                 return _spm_matmul(self, other)
 
+            def __neg__(self):
+                return spm_map(self, "minus")
+
+            def __abs__(self):
+                return spm_map(self, "abs")
+
             def __rmatmul__(self, other):
                 return _spm_matmul(other, self)
 
@@ -1064,14 +1070,16 @@ def spm_add(a, b):
     if not _is_sparse(a) and not _is_sparse(b):
         raise TypeError("spm_add() needs a SparseMat operand")
     for x in (a, b):
-        if not _is_sparse(x) and not (isinstance(x, np.ndarray) and x.ndim in (1, 2)):
-            raise TypeError(f"spm_add() adds a SparseMat and a SparseMat or a 1-D/2-D array, got "
+        if not _is_sparse(x) and not _is_scalar(x) and not (isinstance(x, np.ndarray) and x.ndim in (1, 2)):
+            raise TypeError(f"spm_add() adds a SparseMat and a SparseMat, a 1-D/2-D array or a scalar, got "
                             f"{type(x).__name__}")
     if _is_sparse(a) and _is_sparse(b):
         if a.shape != b.shape:
             raise ValueError(f"spm_add(): inconsistent shapes {a.shape} and {b.shape}")
         return _csr_result(_csr(a) + _csr(b))
     S, D = (a, b) if _is_sparse(a) else (b, a)
+    if _is_scalar(D):
+        return toarray(S) + D
     if np.broadcast_shapes(D.shape, S.shape) != S.shape:
         raise ValueError(f"spm_add(): a dense {D.shape} operand does not broadcast to the sparse {S.shape}")
     return np.ascontiguousarray(np.asarray(_csr(S) + D))
@@ -1263,6 +1271,56 @@ def _not(x):
 
 # The names `from pydd import *` gives a kernel; also the names whose method
 # spelling (`x.sqrt()`) load_python rewrites into calls.
+# ---- element-wise functions of a SparseMat -----------------------------------
+# f(S): a function with f(0) == 0 maps S's stored values (spm_map, SciPy's
+# S.sqrt()); any other is NumPy's f of S.toarray(). The compiler decides the
+# same from its catalog (ElementRule::preservesZero).
+
+_ZERO_PRESERVING = ("minus", "abs", "sqrt", "sin", "tan", "asin", "atan", "floor", "ceil", "tanh", "sinh",
+                    "expm1", "log1p", "square", "sign")
+_DENSE_ON_SPARSE = ("isnan", "isinf", "logical_not", "elemwise_not", "exp", "log", "cos", "acos", "cosh",
+                    "log2", "log10", "exp2")
+# The functions themselves, which spm_map applies to the stored values.
+_VALUE_MAPS = {name: globals()[name] for name in _ZERO_PRESERVING}
+
+
+def _on_sparse(name, f, zero_preserving):
+    """``f``, and on a SparseMat what pydd's ``f(S)`` is."""
+    def g(x, *args, **kwargs):
+        if not isinstance(x, (np.ndarray, builtins.float, builtins.int)) and _is_sparse(x):
+            return spm_map(x, name) if zero_preserving else f(toarray(x), *args, **kwargs)
+        return f(x, *args, **kwargs)
+    g.__name__, g.__qualname__, g.__doc__ = name, name, f.__doc__
+    return g
+
+
+for _name in _ZERO_PRESERVING + _DENSE_ON_SPARSE:
+    globals()[_name] = _on_sparse(_name, globals()[_name], _name in _ZERO_PRESERVING)
+del _name
+
+
+def spm_map(S, f):
+    """``S`` with the one-operand element-wise function named ``f`` (one with
+    f(0) == 0: "sqrt", "abs", "minus", ...) applied to its stored values,
+    keeping its structure and its stored zeros, as SciPy's ``S.sqrt()``:
+    duplicate entries are summed first (and the rows then sorted)."""
+    _need_sparse("spm_map", S)
+    fn = _VALUE_MAPS.get(f) if isinstance(f, str) else None
+    if fn is None:
+        raise TypeError(f"spm_map() expects the name of an element-wise function f with f(0) == 0, got {f!r}")
+    S = _csr(S)
+    if not S.has_canonical_format:
+        S = S.copy()
+        S.sum_duplicates()
+    return _csr_result(S._with_data(np.asarray(fn(S.data))), sort=False)
+
+
+def toarray(S):
+    """``S.toarray()``: the dense matrix (duplicate entries summed)."""
+    _need_sparse("toarray", S)
+    return np.ascontiguousarray(_csr(S).toarray())
+
+
 __all__ = [
     "boolean", "int32", "int64", "float32", "float64", "double",
     "Array", "List", "Dict", "Heap", "Tuple",
@@ -1282,7 +1340,7 @@ __all__ = [
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",
     "heapinit", "heappush", "heappop", "heappeek", "assertion_error", "broadcast_to", "broadcast_shapes_for",
     "SparseMat", "csr_to_spm", "spm_to_csr", "empty_spm", "spm_set_item", "spm_set_item_unsafe", "nnz",
-    "row", "nonzeros", "spm_with_values", "sampled_matmul", "masked_spmm", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
+    "row", "nonzeros", "spm_with_values", "spm_map", "toarray", "sampled_matmul", "masked_spmm", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
     "spm_diags", "sparse_diags", "get_row", "get_col",
 ]
 

@@ -422,6 +422,42 @@ def test_elementwise(kern, s, density):
     check(*kern(f"mul_row_{s}"), A, x[:-1].copy(), expect=ValueError)
 
 
+@params
+@densities
+def test_maps_of_stored_values(kern, s, density):
+    """f(S) for f(0) == 0 maps the stored values (structure and stored zeros
+    kept, duplicates summed first), as SciPy's S.sqrt() and abs(S); other
+    functions and S + scalar are dense, NumPy's f(S.toarray())."""
+    dtype, rng, A, B, C = case(s, density)
+    if A.nnz:
+        A.data[0] = 0  # a stored zero stays stored
+    ftype = np.float64 if dtype == np.int64 else dtype
+    ftol = rtol_of(ftype)  # libm's sin and exp may differ from NumPy's in the last bit
+    with np.errstate(all="ignore"):
+        got = check(*kern(f"neg_{s}"), A, expect=-A)
+        assert got.nnz == A.nnz
+        check(*kern(f"abs_{s}"), A, expect=abs(A))
+        got = check(*kern(f"sqrt_abs_{s}"), A, expect=abs(A).sqrt().astype(ftype), rtol=ftol)
+        assert got.nnz == A.nnz and got.dtype == ftype
+        check(*kern(f"sin_scaled_{s}"), A, expect=(A.sin() * 2.0).astype(ftype), rtol=ftol)
+        check(*kern(f"square_sign_floor_{s}"), A, expect=A.floor().sign().power(2).astype(dtype))  # NumPy 2 keeps integers
+        check(*kern(f"exp_{s}"), A, expect=np.exp(A.toarray()).astype(ftype), rtol=ftol)
+        check(*kern(f"add_one_{s}"), A, expect=A.toarray() + dtype(1))
+        check(*kern(f"toarray_{s}"), A, expect=A.toarray())
+        # unsorted rows from a user: the result is S's structure, sorted
+        U = unsorted_csr(rng, A)
+        check(*kern(f"sqrt_abs_{s}"), U, expect=abs(A).sqrt().astype(ftype), rtol=ftol)
+        check(*kern(f"neg_{s}"), U, expect=-A)
+        # duplicate entries are summed before the map, as SciPy does
+        data = np.array([4, 5, -9, 16], dtype)
+        D = sp.csr_matrix((data, np.array([2, 0, 2, 1]), np.array([0, 3, 3, 4])), shape=(3, 4))
+        dedup = canonical(D)
+        got = check(*kern(f"sqrt_abs_{s}"), D, expect=abs(dedup).sqrt().astype(ftype), rtol=ftol)
+        assert got.nnz == 3 and got.has_sorted_indices
+        check(*kern(f"toarray_{s}"), D, expect=dedup.toarray())
+        check(*kern(f"add_one_{s}"), D, expect=dedup.toarray() + dtype(1))
+
+
 # ---- products ---------------------------------------------------------------------------
 
 

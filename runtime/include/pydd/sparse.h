@@ -27,6 +27,8 @@
 #pragma once
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -772,6 +774,95 @@ int64_t nnz(const SparseMat<T>& S) {
 template <class T, class U>
 SparseMat<U> spm_with_values(const SparseMat<T>& S, const Array<U, 1>& values) {
   return S.template with_values<U>(values);
+}
+
+namespace detail {
+/// S with every row's columns strictly increasing (duplicates summed, rows
+/// sorted), as SciPy's sum_duplicates leaves a matrix; S itself when it is
+/// so already, which is one pass over the column indices.
+template <class T>
+SparseMat<T> sp_canonical(const SparseMat<T>& S) {
+  return with_csr(S, [&](const auto& a) {
+    bool canonical = true;
+    for (int64_t i = 0; i < a.m && canonical; ++i)
+      for (int64_t k = a.p[i] + 1; k < a.p[i + 1]; ++k)
+        if (a.c[k] <= a.c[k - 1]) {
+          canonical = false;
+          break;
+        }
+    if (canonical) return S;
+    Array<int64_t, 1> indptr = sp_vec<int64_t>(a.m + 1);
+    Array<int64_t, 1> cols = sp_vec<int64_t>(a.nnz);
+    Array<T, 1> vals = sp_vec<T>(a.nnz);
+    int64_t *p = indptr.data(), *c = cols.data(), nnz = 0;
+    T* v = vals.data();
+    std::vector<std::pair<int64_t, T>> row;
+    p[0] = 0;
+    for (int64_t i = 0; i < a.m; ++i) {
+      row.clear();
+      for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k) row.emplace_back(int64_t(a.c[k]), a.v[k]);
+      // Stable: duplicates are summed in their stored order.
+      std::stable_sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (size_t k = 0; k < row.size(); ++k) {
+        if (k && row[k].first == row[k - 1].first) {
+          v[nnz - 1] = sp_add<T>(v[nnz - 1], row[k].second);
+        } else {
+          c[nnz] = row[k].first, v[nnz] = row[k].second;
+          ++nnz;
+        }
+      }
+      p[i + 1] = nnz;
+    }
+    return sp_make<T>(a.m, a.n, indptr, cols, vals, nnz);
+  });
+}
+}  // namespace detail
+
+/// spm_map<R, C>(S, f): f (a functor with f(0) == 0, computing in C)
+/// applied to every stored value, keeping S's structure and its stored
+/// zeros: what f(S) is for sqrt, abs, negation... (SciPy's S.sqrt(), abs(S),
+/// -S). Duplicate entries are summed first, as SciPy does: f of a sum is not
+/// the sum of f.
+template <class R, class C, class T, class F>
+SparseMat<R> spm_map(const SparseMat<T>& S, F f) {
+  const SparseMat<T> M = detail::sp_canonical(S);
+  return detail::with_csr(M, [&](const auto& a) {
+    Array<R, 1> vals = detail::sp_vec<R>(a.nnz);
+    R* o = vals.data();
+    for (int64_t k = 0; k < a.nnz; ++k) o[k] = static_cast<R>(f(static_cast<C>(a.v[k])));
+    return M.template with_values<R>(vals);
+  });
+}
+
+/// toarray(S): the dense matrix (duplicates summed), SciPy's S.toarray().
+template <class T>
+Array<T, 2> spm_toarray(const SparseMat<T>& S) {
+  const int64_t m = S.rows(), n = S.cols();
+  Array<T, 2> out = Array<T, 2>::zeros(std::array<int64_t, 2>{m, n});
+  T* o = out.data();
+  detail::with_csr(S, [&](const auto& a) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t k = a.p[i]; k < a.p[i + 1]; ++k) o[i * n + a.c[k]] = detail::sp_add<T>(o[i * n + a.c[k]], a.v[k]);
+  });
+  return out;
+}
+
+/// spm_add(S, x) / spm_add(x, S) with a scalar x: the dense S.toarray() + x
+/// (NumPy's `toarray(S) + x`; SciPy refuses a nonzero scalar).
+template <class R = void, class T, class U, std::enable_if_t<std::is_arithmetic_v<U>, int> = 0>
+Array<detail::sp_result_t<R, T, U>, 2> spm_add(const SparseMat<T>& S, U x) {
+  using Out = detail::sp_result_t<R, T, U>;
+  const Array<T, 2> dense = spm_toarray(S);
+  Array<Out, 2> out = Array<Out, 2>::empty(std::array<int64_t, 2>{S.rows(), S.cols()});
+  const T* d = dense.data();
+  Out* o = out.data();
+  const Out y = static_cast<Out>(x);
+  for (int64_t k = 0, n = dense.size(); k < n; ++k) o[k] = detail::sp_add<Out>(static_cast<Out>(d[k]), y);
+  return out;
+}
+template <class R = void, class U, class T, std::enable_if_t<std::is_arithmetic_v<U>, int> = 0>
+Array<detail::sp_result_t<R, T, U>, 2> spm_add(U x, const SparseMat<T>& S) {
+  return spm_add<R>(S, x);
 }
 
 namespace detail {
