@@ -53,11 +53,17 @@ class Fuser {
     if (!typesPerElement(*tree)) return giveBack();
     ResultRank = tree->type.rank();
     if (ResultRank > 3) return giveBack();
-    // The combining step must type as the reduction's result.
-    const Type result = call.type;
+    // The combining step must type as the accumulator.
+    const Type result = fold.accumulator ? Type::scalar(*fold.accumulator) : call.type;
+    // With a separate accumulator, each element's truth value (0 or 1).
+    auto element = [&](ExprPtr e) -> ExprPtr {
+      if (!fold.accumulator) return e;
+      return std::make_unique<Cast>(Loc, result, std::make_unique<Cast>(Loc, Type::boolTy(), std::move(e)));
+    };
     ExprPtr accStart = std::make_unique<Cast>(Loc, result, build::intLit(Loc, fold.identity));
     ExprPtr probe = build::libraryCall(Loc, lookupLibraryFunction(fold.combine), fold.combine,
-                                       args(build::var(Loc, "_", result), build::var(Loc, "_", Type::scalar(tree->type.elem()))),
+                                       args(build::var(Loc, "_", result),
+                                            element(build::var(Loc, "_", Type::scalar(tree->type.elem())))),
                                        result);
     TypeRuleError err;
     if (cast<Call>(*probe).library->resultType(cast<Call>(*probe), err) != result || !err.message.empty()) return giveBack();
@@ -74,11 +80,13 @@ class Fuser {
     for (int k = 0; k < ResultRank; ++k) loopVars.push_back(temp("i", Type::int64()));
     StmtPtr step = build::assign(Loc, var(acc, result),
                                  build::libraryCall(Loc, lookupLibraryFunction(fold.combine), fold.combine,
-                                                    args(var(acc, result), perElement(*tree, loopVars)), result));
+                                                    args(var(acc, result), element(perElement(*tree, loopVars))), result));
     std::vector<StmtPtr> fused;
     fused.push_back(build::assign(Loc, var(acc, result), std::move(accStart)));
     fused.push_back(loopNest(loopVars, dimVars, std::move(step)));
-    fused.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), var(acc, result)));
+    ExprPtr value = var(acc, result);
+    if (fold.accumulator) value = std::make_unique<Cast>(Loc, call.type, std::move(value));
+    fused.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), std::move(value)));
 
     // Otherwise the general loop computes E, which R then reduces.
     std::vector<StmtPtr> general = broadcastLoop(*tree);
@@ -590,6 +598,15 @@ class FuseAssignments : public StmtMutator {
       std::vector<StmtPtr> out = fuser.fuseFold(*a);
       if (!out.empty()) return out;
     }
+    if (auto* r = dyn_cast<Return>(s.get()); r && r->value && foldable(*r->value)) {
+      // `return R(E)`: the fold into a temporary that is returned.
+      StmtPtr a = Ctx.spill(F, r->value, "red");
+      Fuser fuser(F, Ctx);
+      std::vector<StmtPtr> out = fuser.fuseFold(cast<Assign>(*a));
+      if (out.empty()) out.push_back(std::move(a));
+      out.push_back(std::move(s));
+      return out;
+    }
     ExprPtr* value = nullptr;
     if (auto* a = dyn_cast<Assign>(s.get()); a && a->value) value = &a->value;
     if (auto* x = dyn_cast<ExprStmt>(s.get())) value = &x->expr;
@@ -615,7 +632,10 @@ class FuseAssignments : public StmtMutator {
   /// element-wise tree.
   static bool foldable(const Assign& a) {
     if (a.targets.size() != 1 || a.targets[0]->kind != ExprKind::Var || !a.value) return false;
-    auto* c = dyn_cast<Call>(a.value.get());
+    return foldable(*a.value);
+  }
+  static bool foldable(const Expr& value) {
+    auto* c = dyn_cast<Call>(&value);
     if (!c || c->target != CallTarget::Library || !c->library->fold || c->args.size() != 1) return false;
     if (!c->type.isScalar() || !(c->library->fold->orderFree || c->type.isInteger())) return false;
     return isElementwiseArrayCall(*c->args[0]);

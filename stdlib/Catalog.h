@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,11 @@ struct FoldRule {
   const char* combine;  // an element-wise catalog function of (acc, element)
   int64_t identity;
   bool orderFree;
+  /// The accumulator's kind when it is not the result's: any and all fold
+  /// each element's truth value (0 or 1) into an int64 with bitwise or/and,
+  /// which vectorizes where a bool accumulator does not; the result is the
+  /// accumulator's truth value.
+  std::optional<ScalarKind> accumulator = std::nullopt;
 };
 
 struct LibraryFunction {

@@ -49,6 +49,17 @@ def test_folded_reductions(build, opt):
     same(comp.folded, ref.folded, normal(3, 4), normal(4), ints(4), ints(3))  # ValueError naming mul
 
 
+def test_folded_truth_values(build, opt):
+    comp, ref = build("optimizer", opt)
+    zeros, ones = np.zeros(1000), np.ones(1000)
+    one_nan, one_hit = zeros.copy(), zeros.copy()
+    one_nan[999], one_hit[500] = np.nan, -0.5
+    for a, b in ((zeros, ones), (ones, ones), (one_nan, ones), (one_hit, ones), (np.zeros(0), np.zeros(0)),
+                 (ones, one_hit), (normal(7), normal(7)), (ones, normal(1)), (ones, normal(3))):
+        same(comp.any_returned, ref.any_returned, a, b)
+        same(comp.all_returned, ref.all_returned, a, b)
+
+
 def test_fused_stores(build, opt):
     comp, ref = build("optimizer", opt)
     for i in (0, 2, -1, 3, -4):  # 3 and -4 are out of range: IndexError

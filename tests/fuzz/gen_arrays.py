@@ -11,7 +11,7 @@ length-1 view against a vector, a scalar against anything), math functions,
 row and reversed views, stores into views (`X[i] = ...`, `v[:] = ...`),
 in-place updates (`v += ...`, `X[i] += ...`), aliasing between operands and
 destination (`u = v` then `u += v`, `a[1:] = a[:-1] + 1.0`, `X[i] = X[j] * 2.0`),
-reductions (`sum`, `max`, `mean`) and loops with early exits around them.
+reductions (`sum`, `max`, `mean`, `any`, `all`) and loops with early exits around them.
 Shapes mostly agree by construction; a few operations use shapes that do
 not broadcast, so that both sides must raise the same ValueError.
 
@@ -155,7 +155,8 @@ class Gen:
         elif c < 0.74:
             self.emit(f"X[0] = X[-1] * 2.0 + X[0]")
         elif c < 0.9:
-            red = r.choice(("sum({})", "({}).max()", "({}).min()", "({}).mean()"))
+            red = r.choice(("sum({})", "({}).max()", "({}).min()", "({}).mean()",
+                            "float64(({}).any())", "float64(all(({}) > 0.0))"))
             name = self.fresh("t")
             self.emit(f"{name} = {red.format(self.tree(shape, 2))}")
             self.scalars.append(name)
