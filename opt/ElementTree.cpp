@@ -7,7 +7,9 @@ namespace pydd {
 
 bool isElementwiseArrayCall(const Expr& e) {
   auto* c = dyn_cast<Call>(&e);
-  return c && c->target == CallTarget::Library && c->library->element && c->type.isArray();
+  if (!c || c->target != CallTarget::Library || !c->library->element || !c->type.isArray()) return false;
+  const unsigned arity = c->library->element->arity;
+  return arity == 0 || c->args.size() == arity;
 }
 
 bool isLiteral(const Expr& e) {

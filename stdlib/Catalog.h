@@ -31,7 +31,8 @@ struct TypeRuleError {
 /// composes and what the runtime's broadcasting loops apply.
 struct ElementRule {
   /// C++ functor in the runtime (pydd::op::...) applied to one element of
-  /// each operand, all converted to the compute kind.
+  /// each operand, all converted to the compute kind (empty for where, whose
+  /// catalog entry emits its own element form).
   const char* functor;
   /// The same formula in pydd, over operands named a and b.
   const char* formula;
@@ -49,6 +50,9 @@ struct ElementRule {
   /// on a SparseMat they map its stored values and keep its structure, as
   /// SciPy's S.sqrt() and abs(S); the others (exp, cos) have a dense result.
   bool preservesZero = false;
+  /// When nonzero, only calls with this many arguments are element-wise:
+  /// where(c, a, b) is, the one-argument where(c) (the indices) is not.
+  unsigned arity = 0;
 };
 
 /// How a reduction over all elements folds them one at a time, for fusion:

@@ -144,8 +144,10 @@ Type whereType(const Call& c, TypeRuleError& err) {
 std::string emitWhere(const Call& c, llvm::ArrayRef<std::string> args) {
   if (c.args.size() == 1) return "pydd::nonzero(" + args[0] + ")";
   ScalarKind k = c.type.elem();
+  // Both values are evaluated, as NumPy's arguments are (a fused loop computes
+  // an element of each, where NumPy computes both arrays whole).
   if (!c.type.isArray())
-    return "(pydd::truthy(" + args[0] + ") ? " + castTo(k, args[1]) + " : " + castTo(k, args[2]) + ")";
+    return "pydd::select(pydd::truthy(" + args[0] + "), " + castTo(k, args[1]) + ", " + castTo(k, args[2]) + ")";
   std::string r = cxxScalarType(k);
   return "pydd::where<" + r + ", " + r + ">(" + args[0] + ", " + args[1] + ", " + args[2] + ")";
 }
@@ -189,6 +191,9 @@ void addReductionFunctions(std::vector<LibraryFunction>& out) {
       "where(c) with one argument gives the indices of the true elements of a 1-D c (the array NumPy's where(c)[0] is), "
       "so [0] takes the first index; write where(c) for the indices";
   where.warnOnFirstSubscript = true;
+  // where(c, a, b) is element-wise, so fusion computes it per element.
+  static const ElementRule kWhereRule{"", "where(c, a, b)", ElementRule::Compute::Common, false, false, false, false, 3};
+  where.element = &kWhereRule;
   out.push_back(where);
 }
 

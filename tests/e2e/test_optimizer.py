@@ -60,6 +60,21 @@ def test_folded_truth_values(build, opt):
         same(comp.all_returned, ref.all_returned, a, b)
 
 
+def test_fused_where(build, opt):
+    comp, ref = build("optimizer", opt)
+    for z, t in ((normal(50), np.abs(normal(50))), (normal(0), normal(0)), (normal(6), normal(1)),
+                 (normal(6), normal(4)), (normal(9)[::2], np.abs(normal(10))[::-2])):
+        same(comp.soft_threshold, ref.soft_threshold, z, t)
+    for z, t in ((normal(400, 300), np.abs(normal(300))), (normal(4, 5), normal(4)), (normal(4, 5).T, normal(4))):
+        same(comp.soft_threshold_2d, ref.soft_threshold_2d, z, t)
+    c = np.array([True, False, True])
+    same(comp.where_raises, ref.where_raises, c, np.array([2, 3, 4]), np.array([2, 1, 3]))
+    same(comp.where_raises, ref.where_raises, c, np.array([2, 3, 4]), np.array([2, -1, 3]))  # ValueError
+    same(comp.where_raises, ref.where_raises, c, np.array([2, 3]), np.array([2, 1, 3]))  # ValueError: shapes
+    for flag, x in ((True, 3), (False, 3), (False, 0), (True, 0)):  # 7 // 0 raises either way
+        same(comp.where_scalar, ref.where_scalar, flag, x)
+
+
 def test_fused_stores(build, opt):
     comp, ref = build("optimizer", opt)
     for i in (0, 2, -1, 3, -4):  # 3 and -4 are out of range: IndexError

@@ -178,6 +178,13 @@ bool truthy(T x) {
   return x != 0;
 }
 
+/// where(c, a, b) on scalars: a call, so that both values are evaluated
+/// before one is chosen, as NumPy evaluates its arguments.
+template <class T>
+inline T select(bool c, T a, T b) {
+  return c ? a : b;
+}
+
 /// Python's math.log(x, base): ValueError("math domain error") for a value
 /// <= 0 (or -inf), ZeroDivisionError when log(base) is 0; NaN propagates.
 inline double log_base_value(double x, double base) {
