@@ -7,7 +7,7 @@
 A kernel has a few functions over a 1-D float64 array `a`, a 2-D float64
 array `X` and float64/int64 scalars. Bodies are written the way NumPy users
 write them: operator trees with broadcasting (a row vector against `X`, a
-length-1 view against a vector, a scalar against anything), math functions,
+length-1 view against a vector, a scalar against anything), math functions, `where`,
 row and reversed views, stores into views (`X[i] = ...`, `v[:] = ...`),
 in-place updates (`v += ...`, `X[i] += ...`), aliasing between operands and
 destination (`u = v` then `u += v`, `a[1:] = a[:-1] + 1.0`, `X[i] = X[j] * 2.0`),
@@ -109,6 +109,10 @@ class Gen:
         a, b = self.tree(shape, depth - 1), self.tree(other, depth - 1)
         if self.chance(0.3):
             a, b = b, a
+        if self.chance(0.15):
+            # where: a condition of either shape, a value or a literal in each branch
+            cond = f"{self.tree(r.choice((shape, other)), depth - 2)} > {self.scalar()}"
+            return f"where({cond}, {a}, {b if self.chance(0.7) else self.scalar()})"
         return "(" + r.choice(BINARY).format(a, b) + ")"
 
     # ---- statements --------------------------------------------------------
