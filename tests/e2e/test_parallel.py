@@ -245,6 +245,31 @@ def test_fused_loops_on_threads(build, opt):
         np.testing.assert_array_equal(o1, o2)
 
 
+def test_library_reductions_on_threads(build, opt):
+    """Library reductions of 2^16 elements and more run on all threads and
+    give the sequential result bit for bit (float sums are NumPy's: pairwise
+    within 8192-element windows added in order), NaN included, around the
+    threshold and at its window boundaries."""
+    comp, ref = build("parallel_plan", opt)
+    rng = np.random.default_rng(83)
+    for n in (10, 65_535, 65_536, 8192 * 9 + 5, 1_000_003):
+        x = rng.normal(size=n) * 1e3
+        k = rng.integers(-2**62, 2**62, size=n)  # the sum wraps
+        X = rng.normal(size=(n // 100 + 1, 100))
+        variants = [(x, k)]
+        if n > 10:
+            nan = x.copy()
+            nan[n // 3] = np.nan
+            variants.append((nan, k))
+        for xs, ks in variants:
+            want = ref.library_reductions(xs, ks, X)
+            assert want[0] == np.sum(xs) or np.isnan(want[0])  # the reference is NumPy's own order
+            for t in each_thread_count():
+                got = comp.library_reductions(xs, ks, X)
+                for i, (g, w) in enumerate(zip(got, want)):
+                    np.testing.assert_array_equal(g, w, err_msg=f"n={n}, part {i}, {t} threads")
+
+
 def test_fused_loops_split_only_when_large(tmp_path):
     """The C++: a fused nest runs through pydd::parallel_range under the
     element-count test, and not inside a pfor (already parallel), nor with

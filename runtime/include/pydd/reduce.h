@@ -13,7 +13,9 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
+#include <vector>
 
 #include "pydd/builtins.h"
 #include "pydd/elementwise.h"
@@ -51,6 +53,26 @@ R pairwise_sum(const T* a, int64_t n, int64_t s) {
 /// windows of this many elements.
 inline constexpr int64_t kReduceBuffer = 8192;
 
+// Large reductions run on all threads (pydd/parallel.h) in ways that give
+// the sequential loop's result to the last bit: each thread folds its own
+// part and the parts are combined in order where the order matters (float
+// sums), or the operation is exact in any order (integer sums, min, max),
+// or each thread owns its own output elements (sums along a leading axis).
+
+/// Whether a reduction over n elements is worth splitting among threads.
+inline bool parallel_reduction(int64_t n) {
+  return n >= static_cast<int64_t>(kParallelElements) && get_num_threads() > 1 && !omp_in_parallel();
+}
+
+/// f(part, lo, hi) for `parts` contiguous parts of [0, n), on all threads.
+template <class F>
+void for_parts(int64_t n, int64_t parts, const F& f) {
+  const int64_t chunk = (n + parts - 1) / parts;
+  parallel_range(0, parts, [&](int64_t a, int64_t b) {
+    for (int64_t w = a; w < b; ++w) f(w, w * chunk < n ? w * chunk : n, (w + 1) * chunk < n ? (w + 1) * chunk : n);
+  });
+}
+
 // Accumulators: row() folds a whole row into one result, step() folds one
 // element into a result that varies along the row.
 template <class R>
@@ -58,13 +80,37 @@ struct SumAcc {
   template <int Mode, class T>
   void row(R& o, const T* p, int64_t n, int64_t s) const {
     if constexpr (!std::is_floating_point_v<R>) {
-      R acc = 0;
-      for (int64_t i = 0; i < n; ++i) acc = op::add{}(acc, convert<R>(p[row_index<Mode>(i, s)]));
-      o = op::add{}(o, acc);
+      auto part = [&](int64_t lo, int64_t hi) {
+        R acc = 0;
+        for (int64_t i = lo; i < hi; ++i) acc = op::add{}(acc, convert<R>(p[row_index<Mode>(i, s)]));
+        return acc;
+      };
+      if (Mode == 1 && parallel_reduction(n)) {  // wrapping sums are exact in any order
+        const int64_t parts = get_num_threads();
+        std::vector<R> sums(parts);
+        for_parts(n, parts, [&](int64_t w, int64_t lo, int64_t hi) { sums[w] = part(lo, hi); });
+        for (R x : sums) o = op::add{}(o, x);
+      } else {
+        o = op::add{}(o, part(0, n));
+      }
     } else {
-      // NumPy's reduction loop sees at most one 8192-element buffer at a time.
-      for (int64_t i = 0; i < n; i += kReduceBuffer)
-        o += pairwise_sum<R, Mode>(p + row_index<Mode>(i, s), n - i < kReduceBuffer ? n - i : kReduceBuffer, s);
+      // NumPy's reduction loop sees at most one 8192-element buffer at a time
+      // and adds each buffer's pairwise sum to the total in turn: the buffers
+      // may be summed on all threads, then added in order.
+      auto window = [&](int64_t w) {
+        const int64_t i = w * kReduceBuffer;
+        return pairwise_sum<R, Mode>(p + row_index<Mode>(i, s), n - i < kReduceBuffer ? n - i : kReduceBuffer, s);
+      };
+      const int64_t windows = (n + kReduceBuffer - 1) / kReduceBuffer;
+      if (Mode == 1 && parallel_reduction(n)) {
+        std::vector<R> sums(windows);
+        parallel_range(0, windows, [&](int64_t a, int64_t b) {
+          for (int64_t w = a; w < b; ++w) sums[w] = window(w);
+        });
+        for (R x : sums) o += x;
+      } else {
+        for (int64_t w = 0; w < windows; ++w) o += window(w);
+      }
     }
   }
   template <class T>
@@ -183,7 +229,24 @@ struct ExtremeAcc {
   void row(T& o, const T* p, int64_t n, int64_t s) const {
     if constexpr (Mode == 1) {
       bool nan = false;
-      const T m = block_extreme<Better>(p, n, &nan);
+      T m;
+      if (parallel_reduction(n)) {  // min and max are exact in any order
+        const int64_t parts = get_num_threads();
+        std::unique_ptr<T[]> best(new T[parts]);  // (not vector<T>: T may be bool)
+        std::unique_ptr<bool[]> bad(new bool[parts]);
+        for_parts(n, parts, [&](int64_t w, int64_t lo, int64_t hi) {
+          bool b = false;
+          best[w] = block_extreme<Better>(p + lo, hi - lo, &b);
+          bad[w] = b;
+        });
+        m = best[0];
+        for (int64_t w = 0; w < parts; ++w) {
+          m = Better{}(best[w], m) ? best[w] : m;
+          nan = nan || bad[w];
+        }
+      } else {
+        m = block_extreme<Better>(p, n, &nan);
+      }
       o = nan ? std::numeric_limits<T>::quiet_NaN() : F{}(o, m);
     } else {
       FoldAcc<T, F>{}.template row<Mode>(o, p, n, s);
@@ -201,6 +264,21 @@ void reduce_into(const Acc& acc, R* out, const int64_t* out_shape, const int64_t
   in = memory_order<N>(in, shape, strides, out_shape, out_strides, sh, st, osh, ost);
   const Layout layouts[2] = {{N, sh, st}, {N, osh, ost}};
   const Nest<2> nest(layouts);
+  const int last = nest.rank - 1;
+  if (nest.rank >= 2 && nest.strides[0][last] == 1 && nest.strides[1][last] == 1 &&
+      nest.shape[last] >= 64 && parallel_reduction(nest.size)) {
+    // Rows accumulated into contiguous output rows (X.sum(0)): each thread
+    // owns a part of every output row and folds every input row into it, so
+    // each output element sees its inputs in the sequential order.
+    parallel_range(0, nest.shape[last], [&](int64_t lo, int64_t hi) {
+      for_rows(nest, [&](int64_t, const int64_t* off, const int64_t*) {
+        const T* p = in + off[0];
+        R* o = out + off[1];
+        for (int64_t i = lo; i < hi; ++i) acc.step(o[i], p[i]);
+      });
+    });
+    return;
+  }
   for_rows(nest, [&](int64_t n, const int64_t* off, const int64_t* s) {
     const T* p = in + off[0];
     R* o = out + off[1];
