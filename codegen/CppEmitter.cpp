@@ -741,9 +741,27 @@ class FunctionEmitter {
     if (f.parallel && Opts.parallel)
       if (auto it = Opts.parallel->loops.find(&f); it != Opts.parallel->loops.end()) plan = &it->second;
     if (plan && plan->parallel) return parallelLoop(f, *plan, depth);
+    if (std::string m = hoistableRowMatrix(f); !m.empty()) {
+      line(depth, "if (" + var(m) + ".narrow()) {");
+      for (const char* width : {"int32_t", "int64_t"}) {
+        HoistedRows = {m, temp("rows")};
+        line(depth + 1, "const auto " + HoistedRows.view + " = " + var(m) + ".csr<" + width + ">(false);");
+        forLoop(f, depth + 1);
+        line(depth, width == std::string("int32_t") ? "} else {" : "}");
+      }
+      HoistedRows = {};
+      return;
+    }
     const Type* varType = F.lookup(f.var);
     std::string loopVar = var(f.var);
     line(depth, "{");
+    auto* sparse = dyn_cast<Call>(f.iterable.get());
+    if (sparse && sparse->library && (sparse->callee == "row" || sparse->callee == "nonzeros"))
+      return sparseLoop(*sparse, *f.body, loopVar, depth);
+    // Ctrl-C is seen at the back edges of outer loops (see pydd::Interrupt).
+    const bool inPeriodicCheck = InPeriodicCheck;  // this loop's own check is periodic or not
+    const InterruptCheck check = interruptCheck(*f.body, depth + 1);
+    PeriodicCheck guard(*this, check);
     if (f.isRange) {
       std::string start = temp("start"), stop = temp("stop"), i = temp("i");
       // An independent nest's part (see independentLoop), once.
@@ -757,6 +775,9 @@ class FunctionEmitter {
       // the body does not change the iteration, as in Python.
       std::vector<std::string> header;  // the loop's opening lines
       if (lit && (lit->value == 1 || lit->value == -1)) {
+        if (inPeriodicCheck && !containsLoop(*f.body))
+          line(depth + 1, longLoopCheck((lit->value > 0 ? stop + " - " + start : start + " - " + stop) +
+                                        " >= pydd::kInterruptLongLoop"));
         // A unit step stops at `stop` itself, so the counter cannot overflow.
         header.push_back("for (int64_t " + i + " = " + start + "; " + i + (lit->value > 0 ? " < " : " > ") + stop +
                          "; " + i + (lit->value > 0 ? "++" : "--") + ") {");
@@ -769,6 +790,8 @@ class FunctionEmitter {
           line(depth + 1, "pydd::check_range_step(" + step + ");");
         }
         line(depth + 1, "const uint64_t " + n + " = pydd::range_length(" + start + ", " + stop + ", " + step + ");");
+        if (inPeriodicCheck && !containsLoop(*f.body))
+          line(depth + 1, longLoopCheck(n + " >= uint64_t(pydd::kInterruptLongLoop)"));
         header.push_back("for (uint64_t " + k + " = 0; " + k + " < " + n + "; ++" + k + ") {");
         header.push_back("  const int64_t " + i + " = int64_t(uint64_t(" + start + ") + " + k + " * uint64_t(" + step + "));");
       }
@@ -788,8 +811,6 @@ class FunctionEmitter {
         return;
       }
       for (auto& h : header) line(depth + 1, h);
-    } else if (auto* c = dyn_cast<Call>(f.iterable.get()); c && c->library && (c->callee == "row" || c->callee == "nonzeros")) {
-      return sparseLoop(*c, *f.body, loopVar, depth);
     } else if (f.iterable->type.isArray()) {
       std::string arr = temp("seq"), view = temp("seq_v"), i = temp("i");
       const Type& t = f.iterable->type;
@@ -814,11 +835,76 @@ class FunctionEmitter {
       line(depth + 2, loopVar + " = " + seq + "[" + i + "];");
       if (Views.count(f.var)) line(depth + 2, Views[f.var] + " = " + loopVar + ".view();");
     }
-    // Ctrl-C is seen at the back edges of outer loops (see pydd::Interrupt).
-    if (Opts.interruptChecks && !InIndependentLoop && containsLoop(*f.body)) line(depth + 2, "pydd::check_interrupt();");
+    if (!check.line.empty()) line(depth + 2, check.line);
     block(*f.body, depth + 2);
     line(depth + 1, "}");
     line(depth, "}");
+  }
+
+  /// The Ctrl-C check at the top of each iteration of a loop with this body
+  /// (emitted at `depth`, before the loop, is what it needs), or nothing:
+  /// only loops that hold another loop check (see pydd::Interrupt). When
+  /// every iteration is short (shortIterations), every kInterruptPeriod-th
+  /// one checks: a volatile load per row made a loop over S.row(i) 8%
+  /// slower, and the rows' own loops check before they run long.
+  struct InterruptCheck {
+    std::string line;  // empty: no check
+    bool periodic = false;
+  };
+  InterruptCheck interruptCheck(const Block& body, int depth) {
+    if (!Opts.interruptChecks || InIndependentLoop || !containsLoop(body)) return {};
+    if (!shortIterations(body)) return {"pydd::check_interrupt();"};
+    std::string tick = temp("tick");
+    line(depth, "int64_t " + tick + " = 0;");
+    return {"if (__builtin_expect((" + tick + "++ & (pydd::kInterruptPeriod - 1)) == 0, 0)) pydd::check_interrupt();", true};
+  }
+
+  /// Whether an iteration of a loop with this body takes as long as its
+  /// inner loops' iterations add up to: every loop in it is an innermost
+  /// range or sparse-row loop (which checks Ctrl-C itself before a long
+  /// run: longLoopCheck), and nothing in it calls a kernel function or a
+  /// library function with a non-scalar result (which could run long).
+  static bool shortIterations(const Block& b) {
+    bool ok = true;
+    std::function<void(const Expr&)> onExpr = [&](const Expr& e) {
+      if (auto* c = dyn_cast<Call>(&e); c && (c->target != CallTarget::Library || !c->type.isScalar())) ok = false;
+      forEachChild(e, onExpr);
+    };
+    std::function<void(const Block&, bool)> onBlock = [&](const Block& blk, bool inLoop) {
+      for (auto& st : blk.stmts) {
+        if (!ok) return;
+        if (st->kind == StmtKind::While || st->kind == StmtKind::Task) {
+          ok = false;
+          return;
+        }
+        bool loop = false;
+        if (auto* f = dyn_cast<For>(st.get())) {
+          auto* c = dyn_cast<Call>(f->iterable.get());
+          bool rowLoop = c && c->library && c->callee == "row";
+          if (inLoop || f->parallel || containsLoop(*f->body) || !(f->isRange || rowLoop)) {
+            ok = false;
+            return;
+          }
+          loop = true;
+          if (rowLoop) {  // the matrix and the row index are evaluated once
+            onExpr(*c->args[0]);
+            onExpr(*c->args[1]);
+            onBlock(*f->body, true);
+            continue;
+          }
+        }
+        forEachPart(*st, onExpr, [&](const Block& inner) { onBlock(inner, inLoop || loop); });
+      }
+    };
+    onBlock(b, false);
+    return ok;
+  }
+
+  /// Before an innermost loop inside a loop that checks Ctrl-C periodically:
+  /// a check when the loop is long, so that the period does not multiply
+  /// the time to see Ctrl-C by a long loop's run.
+  static std::string longLoopCheck(const std::string& isLong) {
+    return "if (__builtin_expect(" + isLong + ", 0)) pydd::check_interrupt();";
   }
 
   /// One copy of a range loop: its opening lines, its body, its end.
@@ -885,9 +971,12 @@ class FunctionEmitter {
     if (c.callee == "row")
       line(depth + 1, "const int64_t " + r + " = pydd::checked_index(" + expr(*c.args[1]) + ", " + s + ".rows(), 0);");
     std::string tuple = cxxType(c.type.elems()[0]);
-    auto copy = [&](const char* width) {
+    auto copy = [&](const std::string& csr, bool hoisted) {
       std::vector<std::string> header;
-      header.push_back("const auto " + a + " = " + s + ".csr<" + width + ">(false);");
+      const int d = hoisted ? depth + 1 : depth + 2;  // (not inside a width test)
+      header.push_back(std::string(hoisted ? "const auto& " : "const auto ") + a + " = " + csr + ";");
+      if (c.callee == "row" && InPeriodicCheck && !containsLoop(body))
+        header.push_back(longLoopCheck("int64_t(" + a + ".p[" + r + " + 1] - " + a + ".p[" + r + "]) >= pydd::kInterruptLongLoop"));
       if (c.callee == "row") {
         header.push_back("for (int64_t " + k + " = " + a + ".p[" + r + "], " + end + " = " + a + ".p[" + r + " + 1]; " +
                          k + " < " + end + "; ++" + k + ") {");
@@ -900,15 +989,56 @@ class FunctionEmitter {
         header.push_back("  " + loopVar + " = " + tuple + "{" + r + ", pydd::detail::sp_column(" + a + ".c[" + k + "], " + a + ".n), " + a + ".v[" + k + "]};");
       }
       // Ctrl-C is seen at the back edges of outer loops (see pydd::Interrupt).
-      if (Opts.interruptChecks && !InIndependentLoop && containsLoop(body)) header.push_back("  pydd::check_interrupt();");
-      loopCopy(header, body, depth + 2);
+      const InterruptCheck check = interruptCheck(body, d);
+      PeriodicCheck guard(*this, check);
+      if (!check.line.empty()) header.push_back("  " + check.line);
+      loopCopy(header, body, d);
     };
-    line(depth + 1, "if (" + s + ".narrow()) {");
-    copy("int32_t");
-    line(depth + 1, "} else {");
-    copy("int64_t");
-    line(depth + 1, "}");
+    auto* matrix = dyn_cast<VarRef>(c.args[0].get());
+    if (c.callee == "row" && matrix && matrix->name == HoistedRows.matrix) {
+      copy(HoistedRows.view, true);  // the enclosing loop fetched the arrays at their width
+    } else {
+      line(depth + 1, "if (" + s + ".narrow()) {");
+      copy(s + ".csr<int32_t>(false)", false);
+      line(depth + 1, "} else {");
+      copy(s + ".csr<int64_t>(false)", false);
+      line(depth + 1, "}");
+    }
     line(depth, "}");
+  }
+
+  /// The SparseMat variable whose rows the inner loops of `f` walk, when its
+  /// CSR arrays can be fetched once, at their index width, for the whole of
+  /// `f` (emitted twice, for int32 and int64 indices): a loop over rows with
+  /// little work per row paid a width test and a fetch per row (3% of a
+  /// loop over S.row(i) of 10 entries each). The body must use no SparseMat
+  /// but that variable, and it only as the matrix of `S.row(i)` loops: then
+  /// nothing in it can widen the matrix's indices or change its entries.
+  /// Only bodies of short iterations (shortIterations) are worth the copy.
+  std::string hoistableRowMatrix(const For& f) {
+    if (!f.isRange || f.parallel || !HoistedRows.matrix.empty() || !shortIterations(*f.body)) return "";
+    std::string name;
+    int rowUses = 0, uses = 0;
+    bool another = false;  // a second SparseMat variable
+    std::function<void(const Expr&)> onExpr = [&](const Expr& e) {
+      if (auto* v = dyn_cast<VarRef>(&e); v && v->type.isSparse()) {
+        ++uses;
+        another = another || (!name.empty() && name != v->name);
+        name = v->name;
+      }
+      forEachChild(e, onExpr);
+    };
+    std::function<void(const Block&)> onBlock = [&](const Block& b) {
+      for (auto& st : b.stmts) {
+        if (auto* inner = dyn_cast<For>(st.get()))
+          if (auto* c = dyn_cast<Call>(inner->iterable.get()); c && c->library && c->callee == "row" && isa<VarRef>(*c->args[0]))
+            ++rowUses;
+        forEachPart(*st, onExpr, onBlock);
+      }
+    };
+    onBlock(*f.body);
+    if (name.empty() || another || uses != rowUses || assignedVars(*f.body).count(name)) return "";
+    return name;
   }
 
   /// The C++ name of a pydd variable, computed once per variable.
@@ -928,6 +1058,18 @@ class FunctionEmitter {
   std::set<std::string> UnitStride;  // views read with .unit() in this loop copy
   int RareDepth = 0;                 // inside a cold (rare) branch: no contiguous loop copies
   bool InParallelRegion = false;     // inside a pfor's or a fused loop's OpenMP region
+  bool InPeriodicCheck = false;      // in the body of a loop that checks Ctrl-C every kInterruptPeriod iterations
+  struct {
+    std::string matrix, view;  // the SparseMat whose rows the loop being emitted walks, and its CSR arrays
+  } HoistedRows;
+  /// Sets InPeriodicCheck for the body of a loop whose check is periodic.
+  struct PeriodicCheck {
+    PeriodicCheck(FunctionEmitter& e, const InterruptCheck& check)
+        : E(e), Saved(std::exchange(e.InPeriodicCheck, check.periodic)) {}
+    ~PeriodicCheck() { E.InPeriodicCheck = Saved; }
+    FunctionEmitter& E;
+    bool Saved;
+  };
   bool InIndependentLoop = false;    // inside a fused loop run on all threads: no Ctrl-C checks
   std::pair<std::string, std::string> RangeOverride;  // the next range loop's bounds, when set
   std::map<std::string, std::string> VarNames;

@@ -32,6 +32,35 @@ def spin(n: int) -> int:
     while i >= 0:
         i = (i + n) % 1000
     return i
+
+
+def short_rows(n: int) -> float64:
+    # Short iterations: checked every pydd::kInterruptPeriod of them.
+    s = 0.0
+    for k in range(n):
+        for i in range(3):
+            s += 1.0
+    return s
+
+
+def long_inner(n: int, m: int) -> float64:
+    # Periodic checks, but each inner loop runs ~50 ms: it checks before it
+    # starts, so the period does not multiply the wait.
+    s = 0.0
+    for k in range(n):
+        for i in range(m):
+            s += 1.0
+    return s
+
+
+def sparse_rows(S: SparseMat(float64), n: int) -> float64:
+    # The rows' arrays are fetched once for the whole loop (one copy per
+    # index width); the loop still sees Ctrl-C.
+    s = 0.0
+    for k in range(n):
+        for j, v in S.row(k % shape(S, 0)):
+            s += v
+    return s
 """
 
 SCRIPT = """
@@ -52,8 +81,12 @@ def interrupt_after(delay, sent):
 
 x = np.zeros(1000)
 X = np.zeros((8, 100))
+import scipy.sparse
+S = scipy.sparse.random(50, 50, density=0.2, format="csr", random_state=1)
 pydd.set_num_threads(2)
-for call in (lambda: mod.nested(x, 10**12), lambda: mod.spin(7), lambda: mod.parallel_nested(X, 10**12)):
+for call in (lambda: mod.nested(x, 10**12), lambda: mod.spin(7), lambda: mod.parallel_nested(X, 10**12),
+             lambda: mod.short_rows(10**15), lambda: mod.long_inner(10**6, 10**8),
+             lambda: mod.sparse_rows(S, 10**15)):
     sent = []
     interrupt_after(0.2, sent)
     try:
@@ -87,6 +120,6 @@ def test_sigint_raises_keyboard_interrupt(tmp_path, pyddc):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.split("\n")
     latencies = [float(l.split()[1]) for l in lines if l.startswith("latency")]
-    assert len(latencies) == 3, proc.stdout
+    assert len(latencies) == 6, proc.stdout
     assert max(latencies) < 0.5, latencies
     assert "after 9.0" in proc.stdout and "later 9.0" in proc.stdout, proc.stdout

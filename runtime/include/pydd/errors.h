@@ -66,6 +66,14 @@ inline void check_interrupt() {
   if (__builtin_expect(Interrupt::requested != 0, 0)) throw_interrupt();
 }
 
+/// A loop whose iterations are short (only short innermost loops and scalar
+/// work in them) checks every kInterruptPeriod-th iteration, and an innermost
+/// loop in it of kInterruptLongLoop iterations or more checks before it runs;
+/// so Ctrl-C waits at most about kInterruptPeriod * kInterruptLongLoop
+/// innermost iterations more than it did.
+inline constexpr int64_t kInterruptPeriod = 16;
+inline constexpr int64_t kInterruptLongLoop = 4096;
+
 /// NumPy's wording for an out-of-range index.
 [[noreturn]] inline void throw_index_error(int64_t index, int axis, int64_t size) {
   char msg[128];
