@@ -598,15 +598,8 @@ class FuseAssignments : public StmtMutator {
       std::vector<StmtPtr> out = fuser.fuseFold(*a);
       if (!out.empty()) return out;
     }
-    if (auto* r = dyn_cast<Return>(s.get()); r && r->value && foldable(*r->value)) {
-      // `return R(E)`: the fold into a temporary that is returned.
-      StmtPtr a = Ctx.spill(F, r->value, "red");
-      Fuser fuser(F, Ctx);
-      std::vector<StmtPtr> out = fuser.fuseFold(cast<Assign>(*a));
-      if (out.empty()) out.push_back(std::move(a));
-      out.push_back(std::move(s));
-      return out;
-    }
+    if (auto* r = dyn_cast<Return>(s.get()); r && r->value && foldable(*r->value))
+      return throughTemporary(std::move(s), "red", &Fuser::fuseFold);  // `return R(E)`
     ExprPtr* value = nullptr;
     if (auto* a = dyn_cast<Assign>(s.get()); a && a->value) value = &a->value;
     if (auto* x = dyn_cast<ExprStmt>(s.get())) value = &x->expr;
@@ -641,16 +634,20 @@ class FuseAssignments : public StmtMutator {
     return isElementwiseArrayCall(*c->args[0]);
   }
 
+  /// `return X`: X computed by `how` (fuse or fold) into a temporary that
+  /// is returned.
+  std::vector<StmtPtr> throughTemporary(StmtPtr s, const char* hint, std::vector<StmtPtr> (Fuser::*how)(Assign&)) {
+    StmtPtr a = Ctx.spill(F, cast<Return>(*s).value, hint);
+    Fuser fuser(F, Ctx);
+    std::vector<StmtPtr> out = (fuser.*how)(cast<Assign>(*a));
+    if (out.empty()) out.push_back(std::move(a));
+    out.push_back(std::move(s));
+    return out;
+  }
+
   std::vector<StmtPtr> fuseOne(StmtPtr s) {
-    if (auto* r = dyn_cast<Return>(s.get()); r && r->value && isElementwiseArrayCall(*r->value)) {
-      // `return E`: E fused into a temporary that is returned.
-      StmtPtr a = Ctx.spill(F, r->value, "ret");
-      Fuser fuser(F, Ctx);
-      std::vector<StmtPtr> out = fuser.fuse(cast<Assign>(*a));
-      if (out.empty()) out.push_back(std::move(a));
-      out.push_back(std::move(s));
-      return out;
-    }
+    if (auto* r = dyn_cast<Return>(s.get()); r && r->value && isElementwiseArrayCall(*r->value))
+      return throughTemporary(std::move(s), "ret", &Fuser::fuse);  // `return E`
     if (auto* a = dyn_cast<Assign>(s.get())) {
       Fuser fuser(F, Ctx);
       std::vector<StmtPtr> out = fuser.fuse(*a);
