@@ -6,6 +6,7 @@
 #include "ir/Builder.h"
 #include "ir/Visitor.h"
 #include "opt/Effects.h"
+#include "opt/ElementTree.h"
 #include "opt/Loops.h"
 #include "stdlib/Catalog.h"
 
@@ -113,7 +114,17 @@ class LoopHoister {
     forEachChild(e, [&](const Expr& c) { collectMemoryReads(c, names); });
   }
 
-  bool invariant(const Expr& e) {
+  /// A new array that nothing else refers to: an allocation, an element-wise
+  /// result, or a catalog function's new array (LibraryFunction::returnsNew).
+  static bool freshArray(const Expr& e) {
+    auto* c = dyn_cast<Call>(&e);
+    if (!c || c->target != CallTarget::Library || !e.type.isArray()) return false;
+    return c->library->returnsNew || c->library->newArray != LibraryFunction::NewArray::No || isElementwiseArrayCall(e);
+  }
+
+  /// `elementwiseOperand`: e is an operand of an element-wise call, which
+  /// reads it and neither writes it nor hands out a view of it.
+  bool invariant(const Expr& e, bool elementwiseOperand) {
     if (hasSideEffects(e)) return false;
     std::set<std::string> reads, memory;
     collectReads(e, reads);
@@ -123,6 +134,10 @@ class LoopHoister {
       const Type* t = F.lookup(name);
       if (!t || (memory.count(name) && holdsReference(*t) && Facts.writesMemoryOf(*t))) return false;
     }
+    // A fresh array read only as an element-wise operand is referred to by
+    // the temporary alone, which the loop only reads: no write in the loop
+    // can reach it, whatever memory of its type the loop writes.
+    if (elementwiseOperand && freshArray(e)) return true;
     if (holdsReference(e.type) && (Facts.referencesEscape || Facts.writesMemoryOf(e.type))) return false;
     return true;
   }
@@ -181,9 +196,9 @@ class LoopHoister {
     }
   }
 
-  void scan(ExprPtr& slot, bool mustExec, bool& seenRisk) {
+  void scan(ExprPtr& slot, bool mustExec, bool& seenRisk, bool elementwiseOperand = false) {
     Expr& e = *slot;
-    if (worthHoisting(e) && invariant(e)) {
+    if (worthHoisting(e) && invariant(e, elementwiseOperand)) {
       bool risky = mayRaise(e, Ctx.options.boundsCheck) || mayAllocate(e);
       if (!risky) return hoist(slot, unguarded);
       if (mustExec && !seenRisk && Guard) return hoist(slot, guarded);
@@ -212,7 +227,10 @@ class LoopHoister {
         }
         break;
       }
-      default: forEachChild(e, [&](ExprPtr& c) { scan(c, mustExec, seenRisk); });
+      default: {
+        const bool operands = isElementwiseArrayCall(e);
+        forEachChild(e, [&](ExprPtr& c) { scan(c, mustExec, seenRisk, operands); });
+      }
     }
     // What this node computes itself may raise or write: anything after it
     // in the iteration is no longer evaluated first.

@@ -19,7 +19,9 @@
 // iteration after hoisting, so it is hoisted only when the loop writes no
 // memory of its type and no copy of a reference escapes (stored in a
 // container, assigned from another variable): otherwise iterations that saw
-// distinct arrays would see one.
+// distinct arrays would see one. A new array that only an element-wise
+// operation reads (`arange(n)` in `X[i, :] = arange(n) - i`) is the
+// exception: only the temporary refers to it, and the loop only reads it.
 // An expression that may raise or allocate is hoisted only from where every
 // iteration evaluates it first: a statement at the top of the body, before
 // any statement that may exit the iteration or raise or print, outside

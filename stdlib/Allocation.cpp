@@ -257,9 +257,11 @@ void addAllocationFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("ones_like", C::Allocation, {"a", "dtype"}, 1, "numpy.ones_like", likeType, emitLike<kOnes>));
   out.push_back(entry("empty_like", C::Allocation, {"a", "dtype"}, 1, "numpy.empty_like", likeType, emitLike<kEmpty>));
   out.push_back(entry("copy", C::Allocation, {"a"}, 1, "numpy.copy", copyType, emitCopy));
+  out.back().returnsNew = true;
   out.push_back(entry("shape_from_list", C::Query, {"l", "ndim"}, 2, "tuple(l), checked to have ndim entries",
                       shapeFromListType, emitShapeFromList));
   out.push_back(entry("arange", C::Allocation, {"start", "stop", "step", "dtype"}, 1, "numpy.arange", arangeType, emitArange));
+  out.back().returnsNew = true;
   LibraryFunction fill = entry("fill", C::Allocation, {"a", "value"}, 2, "numpy.ndarray.fill", fillType, emitFill);
   fill.writesArgs = 1u << 0;
   out.push_back(fill);

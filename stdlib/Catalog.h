@@ -109,6 +109,11 @@ struct LibraryFunction {
   /// (empty), zeros, ones, or argument 1 (full's fill value).
   enum class NewArray { No, Uninitialized, Zeros, Ones, FillArgument };
   NewArray newArray = NewArray::No;
+  /// The result is always a new array that nothing else refers to (arange,
+  /// copy; every newArray function and element-wise call is one too): licm
+  /// may share one across a loop's iterations where only element-wise
+  /// operations read it.
+  bool returnsNew = false;
   /// For a function f whose two-scalar form f(s, e) is associative and
   /// commutative (max, min): OpenMP's reduction identifier for
   /// `s = f(s, e)` in a pfor (opt/Privatization.h). Null otherwise.

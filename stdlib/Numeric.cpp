@@ -283,11 +283,14 @@ void addNumericFunctions(std::vector<LibraryFunction>& out) {
   LibraryFunction linspace = entry("linspace", C::Allocation, {"start", "stop", "num", "endpoint"}, 2, "numpy.linspace",
                                    linspaceType, emitLinspace);
   linspace.defaults = {{"num", "50"}};
+  linspace.returnsNew = true;
   out.push_back(linspace);
   LibraryFunction eye = entry("eye", C::Allocation, {"N", "M", "k", "dtype"}, 1, "numpy.eye", eyeType, emitEye);
   eye.defaults = {{"M", "all_axes()"}, {"k", "0"}};  // all_axes() is None: M = N
+  eye.returnsNew = true;
   out.push_back(eye);
   out.push_back(entry("identity", C::Allocation, {"n", "dtype"}, 1, "numpy.identity", eyeType, emitEye));
+  out.back().returnsNew = true;
   LibraryFunction expand = entry("expand_dims", C::Query, {"a", "axis"}, 2, "numpy.expand_dims", expandDimsType, emitExpandDims);
   expand.returnsView = true;
   out.push_back(expand);

@@ -75,6 +75,12 @@ def test_fused_where(build, opt):
         same(comp.where_scalar, ref.where_scalar, flag, x)
 
 
+def test_hoisted_fresh_operand(build, opt):
+    comp, ref = build("optimizer", opt)
+    for n in (0, 1, 5, 300):
+        same(comp.fresh_rows, ref.fresh_rows, n)
+
+
 def test_fused_stores(build, opt):
     comp, ref = build("optimizer", opt)
     for i in (0, 2, -1, 3, -4):  # 3 and -4 are out of range: IndexError
