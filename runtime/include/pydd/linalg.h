@@ -141,7 +141,11 @@ T vector_dot(const Array<T, 1>& x, const Array<T, 1>& y);
 template <class T>
 Array<T, 2> matrix_product(const Array<T, 2>& a, const Array<T, 2>& b) {
   const int64_t m = a.shape(0), k = a.shape(1), n = b.shape(1);
-  Array<T, 2> out = Array<T, 2>::zeros({m, n});
+  // BLAS writes every element (beta = 0): no fill first, which for a large
+  // result would also run on all threads (pydd/array.h) right before
+  // OpenBLAS's own threads want the cores.
+  const bool blasWritesAll = is_blas_v<T> && m > 0 && n > 0 && k > 0;
+  Array<T, 2> out = blasWritesAll ? Array<T, 2>::empty({m, n}) : Array<T, 2>::zeros({m, n});
   if (m == 0 || n == 0 || k == 0) return out;
   if constexpr (is_blas_v<T>) {
     // NumPy's matmul hands a row or column operand to dot / gemv.

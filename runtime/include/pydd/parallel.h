@@ -56,9 +56,10 @@ inline int get_num_threads() {
 inline constexpr uint64_t kParallelElements = uint64_t{1} << 16;
 
 /// Bytes a new array needs before its fill (zeros, ones, full) runs on all
-/// threads: a memset of 1 MiB takes tens of microseconds, well above a
-/// team's start.
-inline constexpr uint64_t kParallelFillBytes = uint64_t{1} << 20;
+/// threads: a memset of 8 MiB takes about a millisecond, far above a team's
+/// start, and fills that large are rare enough not to contend with
+/// OpenBLAS's threads.
+inline constexpr uint64_t kParallelFillBytes = uint64_t{8} << 20;
 
 /// Runs f(lo, hi) on parts of [start, stop), one contiguous part per thread
 /// (a static schedule), or f(start, stop) alone on one thread. f must not
