@@ -33,6 +33,10 @@ Diagnostics::Diagnostics(std::string path, std::unique_ptr<llvm::MemoryBuffer> s
 llvm::StringRef Diagnostics::source() const { return SM.getMemoryBuffer(Buffer)->getBuffer(); }
 
 void Diagnostics::report(SourceLoc loc, llvm::SourceMgr::DiagKind kind, const llvm::Twine& message) {
+  if (Capture) {
+    Capture->push_back({loc, kind, message.str()});
+    return;
+  }
   llvm::SMLoc at;
   if (loc.line > 0) at = SM.FindLocForLineAndColumn(Buffer, loc.line, loc.col ? loc.col : 1);
   if (at.isValid()) {
@@ -53,6 +57,27 @@ void Diagnostics::warning(SourceLoc loc, const llvm::Twine& message) {
 void Diagnostics::error(SourceLoc loc, const llvm::Twine& message) {
   ++Errors;
   report(loc, llvm::SourceMgr::DK_Error, message);
+}
+
+void Diagnostics::beginCapture(std::vector<Held>& into) {
+  Capture = &into;
+  ErrorsBeforeCapture = Errors;
+  WarningsBeforeCapture = Warnings;
+}
+
+void Diagnostics::endCapture() {
+  Capture = nullptr;
+  Errors = ErrorsBeforeCapture;
+  Warnings = WarningsBeforeCapture;
+}
+
+void Diagnostics::replay(const std::vector<Held>& held) {
+  for (const Held& h : held) {
+    // Under -Werror a held warning was already turned into an error.
+    if (h.kind == llvm::SourceMgr::DK_Error) ++Errors;
+    else ++Warnings;
+    report(h.loc, h.kind, h.message);
+  }
 }
 
 }  // namespace pydd

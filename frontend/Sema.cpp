@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "ir/Builder.h"
 #include "ir/Printer.h"
 #include "ir/Visitor.h"
 #include "stdlib/Catalog.h"
@@ -411,6 +412,24 @@ class Resolver : public Mutator {
 
 // ---- per-function typing --------------------------------------------------------
 
+/// The instances of each rank-generic function (one with `Array(T)`
+/// parameters), by its name: one per combination of ranks that type-checks.
+using RankInstances = std::map<std::string, std::vector<Function*>>;
+
+/// A function whose parameters include `Array(T)` without a rank, as
+/// written (its instances have ranks).
+bool isRankGeneric(const Function& f) {
+  return f.generic.empty() && std::any_of(f.params.begin(), f.params.end(), [](const Param& p) { return p.anyRank; });
+}
+
+/// "1, 2 or 4".
+std::string listOfRanks(const std::vector<int>& ranks) {
+  std::string s;
+  for (size_t i = 0; i < ranks.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == ranks.size() ? " or " : ", ") + std::to_string(ranks[i]);
+  return s;
+}
+
 struct VarInfo {
   Type type;
   /// Assigned an empty container (`l = []`) and nothing typed yet: the
@@ -423,7 +442,8 @@ struct VarInfo {
 
 class FunctionTyper {
  public:
-  FunctionTyper(Module& m, Function& f, Diagnostics& d) : M(m), F(f), Diag(d) {}
+  FunctionTyper(Module& m, Function& f, Diagnostics& d, const RankInstances& instances)
+      : M(m), F(f), Diag(d), Instances(instances) {}
 
   bool run() {
     unsigned before = Diag.errorCount();
@@ -1133,12 +1153,53 @@ class FunctionTyper {
   }
 
 
+  /// The function a call of a user function runs: of a rank-generic one,
+  /// the instance for the ranks of the arguments (null when there is none,
+  /// reported with `report`).
+  Function* calleeOf(const Call& c, bool report) {
+    Function* f = M.find(c.callee);
+    if (!isRankGeneric(*f)) return f;
+    const std::vector<Function*>& instances = Instances.at(f->name);
+    auto rankAt = [&](size_t i) { return c.args[i]->type.isArray() ? c.args[i]->type.rank() : 0; };
+    for (Function* inst : instances) {
+      bool match = true;
+      for (size_t i = 0; i < f->params.size(); ++i)
+        if (f->params[i].anyRank && rankAt(i) != inst->params[i].type.rank()) match = false;
+      if (match) return inst;
+    }
+    // A generic function without instances has had its error reported.
+    if (!report || instances.empty()) return nullptr;
+    std::string given, accepted;
+    for (size_t i = 0; i < f->params.size(); ++i) {
+      if (!f->params[i].anyRank) continue;
+      std::vector<int> ranks;
+      for (Function* inst : instances) ranks.push_back(inst->params[i].type.rank());
+      std::sort(ranks.begin(), ranks.end());
+      ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+      if (!std::count(ranks.begin(), ranks.end(), rankAt(i))) {
+        Diag.error(c.args[i]->loc, "argument '" + f->params[i].name + "' of " + c.callee + "() must be an array of rank " +
+                                       listOfRanks(ranks) + ", not " + c.args[i]->type.str());
+        return nullptr;
+      }
+      given += (given.empty() ? "" : ", ") + f->params[i].name + ": " + std::to_string(rankAt(i));
+    }
+    Diag.error(c.loc, c.callee + "() is not compiled for the ranks " + given +
+                          ": no instance of it type-checks for this combination");
+    return nullptr;
+  }
+
   Type callType(Call& c, bool report) {
     bool known = true;
     for (auto& a : c.args)
       if (typeOf(a, report).isUnknown()) known = false;
     if (!known) return Type();
-    if (c.target == CallTarget::User) return M.find(c.callee)->returnType;
+    if (c.target == CallTarget::User) {
+      Function* callee = calleeOf(c, report);
+      if (!callee) return Type();
+      if (callee->returnType.isAnyRankArray())  // typed after its callers: only in a cycle of calls
+        return bad(report, c.loc, "'" + c.callee + "' is called recursively, so the rank of its result cannot be inferred; annotate it");
+      return callee->returnType;
+    }
     if (c.target == CallTarget::Library) {
       // `x: Array(T, n) = zeros(l)` with a List shape: the annotation gives
       // the rank, checked against the list's length when it runs.
@@ -1589,7 +1650,9 @@ class FunctionTyper {
       case ExprKind::Call: {
         auto& c = static_cast<Call&>(*e);
         if (c.target == CallTarget::User) {
-          Function* callee = M.find(c.callee);
+          Function* callee = calleeOf(c, true);
+          if (!callee) break;
+          c.callee = callee->name;
           for (size_t i = 0; i < c.args.size(); ++i)
             c.args[i] = convertForAssignment(std::move(c.args[i]), callee->params[i].type,
                                              "argument '" + callee->params[i].name + "' of " + c.callee + "()");
@@ -1618,6 +1681,7 @@ class FunctionTyper {
   Module& M;
   Function& F;
   Diagnostics& Diag;
+  const RankInstances& Instances;
   std::map<std::string, VarInfo> Vars;
   bool Changed = false;
   bool Reporting = false;
@@ -1702,7 +1766,7 @@ std::vector<Function*> calleesFirst(Module& m, Diagnostics& diag) {
   std::function<void(Function*)> dfs = [&](Function* f) {
     state[f] = 1;
     for (Function* g : calls[f]) {
-      if (state[g] == 1 && g->inferReturn && returnsValue(*g->body))
+      if (state[g] == 1 && (g->inferReturn || g->returnAnyRank) && returnsValue(*g->body))
         diag.error(g->loc, "'" + g->name + "' is called recursively, so its return type cannot be inferred; annotate it");
       if (!state[g]) dfs(g);
     }
@@ -1712,6 +1776,136 @@ std::vector<Function*> calleesFirst(Module& m, Diagnostics& diag) {
   for (auto& f : m.functions)
     if (!state[f.get()]) dfs(f.get());
   return order;
+}
+
+// ---- rank-generic functions ------------------------------------------------------
+
+/// `Array(T)` parameters are compiled for ranks 1 to this.
+constexpr int kMaxGenericRank = 4;
+/// Instances tried per function: 4^3, three rank-generic parameters.
+constexpr size_t kMaxRankCombinations = 64;
+
+/// Types `f`. Under a rank-less `-> Array(T)` the result's rank is inferred
+/// from the values returned, as without an annotation, and T must match.
+bool typeFunction(Module& m, Function& f, Diagnostics& diag, const RankInstances& instances) {
+  unsigned before = diag.errorCount();
+  const Type declared = f.returnType;
+  if (f.returnAnyRank) f.inferReturn = true;
+  FunctionTyper(m, f, diag, instances).run();
+  if (diag.errorCount() != before) return false;
+  if (f.returnAnyRank && !(f.returnType.isArray() && f.returnType.elem() == declared.elem()))
+    diag.error(f.loc, "'" + f.sourceName() + "' returns " + f.returnType.str() + ", not the " + declared.str() +
+                          " of its annotation");
+  else if (f.inferReturn && containsHeap(f.returnType))
+    diag.error(f.loc, "'" + f.sourceName() + "' returns a " + f.returnType.str() + ", which has no Python equivalent; return a List");
+  return diag.errorCount() == before;
+}
+
+/// The most subscripts without a slice on parameter `name` (`x[i, j]`: 2),
+/// or 0: the rank an error is reported for when no rank type-checks.
+size_t plainSubscripts(const Block& body, const std::string& name) {
+  size_t most = 0;
+  std::function<void(const Expr&)> visit = [&](const Expr& e) {
+    if (auto* x = dyn_cast<Index>(&e))
+      if (auto* v = dyn_cast<VarRef>(x->base.get()); v && v->name == name &&
+          std::none_of(x->indices.begin(), x->indices.end(), [](const ExprPtr& i) { return isa<Slice>(*i); }))
+        most = std::max(most, x->indices.size());
+    forEachChild(e, visit);
+  };
+  std::function<void(const Block&)> walk = [&](const Block& b) {
+    for (auto& st : b.stmts) forEachPart(*st, visit, walk);
+  };
+  walk(body);
+  return most;
+}
+
+/// Whether a typed instance indexes a rank-generic parameter with fewer
+/// integer subscripts than its rank: `x[i]` asks for a 1-D `x`, where a
+/// 2-D one would give a row, so that instance is not made.
+bool subscriptsBelowRank(const Function& f) {
+  bool found = false;
+  std::function<void(const Expr&)> visit = [&](const Expr& e) {
+    if (auto* x = dyn_cast<Index>(&e))
+      if (auto* v = dyn_cast<VarRef>(x->base.get()))
+        for (const Param& p : f.params)
+          if (p.anyRank && p.name == v->name && x->indices.size() < static_cast<size_t>(p.type.rank()) &&
+              std::all_of(x->indices.begin(), x->indices.end(), [](const ExprPtr& i) { return i->type.isInteger(); }))
+            found = true;
+    forEachChild(e, visit);
+  };
+  std::function<void(const Block&)> walk = [&](const Block& b) {
+    for (auto& st : b.stmts) forEachPart(*st, visit, walk);
+  };
+  walk(*f.body);
+  return found;
+}
+
+/// Makes the instances of `g` (see Function::generic): each combination
+/// of ranks 1 to kMaxGenericRank for its `Array(T)` parameters is typed on
+/// a copy of the body, with its diagnostics held; those that type-check
+/// are kept, named g__rank<r1>_<r2>.... When none does, the user sees the
+/// errors of one combination, the most natural (the ranks the subscripts
+/// ask for, else 1), not one copy per rank.
+void instantiate(Module& m, Function& g, Diagnostics& diag, RankInstances& instances) {
+  std::vector<size_t> generic;
+  for (size_t i = 0; i < g.params.size(); ++i)
+    if (g.params[i].anyRank) generic.push_back(i);
+  size_t combinations = 1;
+  for (size_t k = 0; k < generic.size() && combinations <= kMaxRankCombinations; ++k) combinations *= kMaxGenericRank;
+  std::vector<Function*>& made = instances[g.name];
+  if (combinations > kMaxRankCombinations) {
+    diag.error(g.params[generic[3]].loc, "'" + g.name + "' has more than 3 parameters annotated Array(T) without a rank (" +
+                                             std::to_string(combinations) + "+ combinations of ranks); give this one a rank, as in Array(T, 2)");
+    return;
+  }
+  std::vector<int> natural;
+  for (size_t i : generic) {
+    size_t k = plainSubscripts(*g.body, g.params[i].name);
+    natural.push_back(k >= 1 && k <= kMaxGenericRank ? static_cast<int>(k) : 1);
+  }
+  std::vector<Diagnostics::Held> naturalErrors;
+  bool reported = false;
+  for (size_t n = 0; n < combinations; ++n) {
+    std::vector<int> ranks;
+    for (size_t k = 0, rest = n; k < generic.size(); ++k, rest /= kMaxGenericRank)
+      ranks.insert(ranks.begin(), static_cast<int>(rest % kMaxGenericRank) + 1);
+    auto inst = std::make_unique<Function>();
+    inst->name = g.name + "__rank";
+    for (size_t k = 0; k < ranks.size(); ++k) inst->name += (k ? "_" : "") + std::to_string(ranks[k]);
+    while (m.find(inst->name)) inst->name += "_";
+    inst->generic = g.name;
+    inst->loc = g.loc;
+    inst->params = g.params;
+    for (size_t k = 0; k < generic.size(); ++k)
+      inst->params[generic[k]].type = Type::array(g.params[generic[k]].type.elem(), ranks[k]);
+    inst->returnType = g.returnType;
+    inst->inferReturn = g.inferReturn;
+    inst->returnAnyRank = g.returnAnyRank;
+    inst->body = cloneBlock(*g.body);
+    Function* f = inst.get();
+    // In the module (and the list) while it is typed: it may call itself.
+    m.functions.push_back(std::move(inst));
+    made.push_back(f);
+    std::vector<Diagnostics::Held> held;
+    diag.beginCapture(held);
+    bool ok = typeFunction(m, *f, diag, instances) && !subscriptsBelowRank(*f);
+    diag.endCapture();
+    if (ok) {
+      if (!reported) diag.replay(held);  // its warnings, once
+      reported = true;
+      continue;
+    }
+    made.pop_back();
+    m.functions.pop_back();
+    if (ranks == natural) naturalErrors = std::move(held);
+  }
+  if (!made.empty()) return;
+  if (std::any_of(naturalErrors.begin(), naturalErrors.end(),
+                  [](const Diagnostics::Held& h) { return h.kind == llvm::SourceMgr::DK_Error; }))
+    diag.replay(naturalErrors);
+  else
+    diag.error(g.loc, "no ranks from 1 to " + std::to_string(kMaxGenericRank) + " of the Array(T) parameters of '" + g.name +
+                          "' fit how its body uses them; give them ranks, as in Array(T, 2)");
 }
 
 bool analyzeModule(Module& m, Diagnostics& diag) {
@@ -1724,11 +1918,23 @@ bool analyzeModule(Module& m, Diagnostics& diag) {
   }
   if (diag.errorCount() != before) return false;
   // Callees first: a call's type is its callee's return type, which may
-  // be inferred.
+  // be inferred, and a call of a rank-generic function needs its instances.
+  RankInstances instances;
   for (Function* f : calleesFirst(m, diag)) {
-    FunctionTyper(m, *f, diag).run();
-    if (f->inferReturn && containsHeap(f->returnType))
-      diag.error(f->loc, "'" + f->name + "' returns a " + f->returnType.str() + ", which has no Python equivalent; return a List");
+    if (isRankGeneric(*f)) instantiate(m, *f, diag, instances);
+    else typeFunction(m, *f, diag, instances);
+  }
+  // Each generic function is replaced by its instances (appended as they
+  // were typed), where it was.
+  std::vector<std::unique_ptr<Function>> all = std::move(m.functions);
+  std::map<const Function*, std::unique_ptr<Function>*> slot;
+  for (auto& f : all) slot[f.get()] = &f;
+  m.functions.clear();
+  for (auto& f : all) {
+    if (!f) continue;  // an instance, already in place
+    if (!isRankGeneric(*f)) m.functions.push_back(std::move(f));
+    else
+      for (Function* inst : instances[f->name]) m.functions.push_back(std::move(*slot[inst]));
   }
   return diag.errorCount() == before;
 }
