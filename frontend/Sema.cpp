@@ -1801,21 +1801,30 @@ bool typeFunction(Module& m, Function& f, Diagnostics& diag, const RankInstances
   return diag.errorCount() == before;
 }
 
+/// Calls `fn` on every expression of `b`, nested ones included.
+void forEachExpr(const Block& b, const std::function<void(const Expr&)>& fn) {
+  struct Walk : Visitor {
+    const std::function<void(const Expr&)>& fn;
+    explicit Walk(const std::function<void(const Expr&)>& f) : fn(f) {}
+    void visit(const Expr& e) override {
+      fn(e);
+      visitChildren(e);
+    }
+    using Visitor::visit;
+  } walk(fn);
+  walk.visit(static_cast<const Stmt&>(b));
+}
+
 /// The most subscripts without a slice on parameter `name` (`x[i, j]`: 2),
 /// or 0: the rank an error is reported for when no rank type-checks.
 size_t plainSubscripts(const Block& body, const std::string& name) {
   size_t most = 0;
-  std::function<void(const Expr&)> visit = [&](const Expr& e) {
+  forEachExpr(body, [&](const Expr& e) {
     if (auto* x = dyn_cast<Index>(&e))
       if (auto* v = dyn_cast<VarRef>(x->base.get()); v && v->name == name &&
           std::none_of(x->indices.begin(), x->indices.end(), [](const ExprPtr& i) { return isa<Slice>(*i); }))
         most = std::max(most, x->indices.size());
-    forEachChild(e, visit);
-  };
-  std::function<void(const Block&)> walk = [&](const Block& b) {
-    for (auto& st : b.stmts) forEachPart(*st, visit, walk);
-  };
-  walk(body);
+  });
   return most;
 }
 
@@ -1824,19 +1833,14 @@ size_t plainSubscripts(const Block& body, const std::string& name) {
 /// 2-D one would give a row, so that instance is not made.
 bool subscriptsBelowRank(const Function& f) {
   bool found = false;
-  std::function<void(const Expr&)> visit = [&](const Expr& e) {
+  forEachExpr(*f.body, [&](const Expr& e) {
     if (auto* x = dyn_cast<Index>(&e))
       if (auto* v = dyn_cast<VarRef>(x->base.get()))
         for (const Param& p : f.params)
           if (p.anyRank && p.name == v->name && x->indices.size() < static_cast<size_t>(p.type.rank()) &&
               std::all_of(x->indices.begin(), x->indices.end(), [](const ExprPtr& i) { return i->type.isInteger(); }))
             found = true;
-    forEachChild(e, visit);
-  };
-  std::function<void(const Block&)> walk = [&](const Block& b) {
-    for (auto& st : b.stmts) forEachPart(*st, visit, walk);
-  };
-  walk(*f.body);
+  });
   return found;
 }
 
@@ -1898,6 +1902,27 @@ void instantiate(Module& m, Function& g, Diagnostics& diag, RankInstances& insta
     made.pop_back();
     m.functions.pop_back();
     if (ranks == natural) naturalErrors = std::move(held);
+  }
+  if (made.size() == 1) {
+    // One rank fits (x[i, j] asks for 2-D): an ordinary function of that
+    // rank, under its own name (as if the annotation had said it).
+    Function& only = *made[0];
+    struct RenameCalls : Mutator {
+      using Mutator::mutate;
+      std::string from, to;
+      ExprPtr mutate(ExprPtr e) override {
+        if (auto* c = dyn_cast<Call>(e.get()); c && c->callee == from) c->callee = to;
+        mutateChildren(*e);
+        return e;
+      }
+    } rename;
+    rename.from = only.name;
+    rename.to = g.name;
+    rename.mutate(static_cast<Stmt&>(*only.body));
+    only.name = g.name;
+    only.generic.clear();
+    for (Param& p : only.params) p.anyRank = false;
+    only.returnAnyRank = false;
   }
   if (!made.empty()) return;
   if (std::any_of(naturalErrors.begin(), naturalErrors.end(),

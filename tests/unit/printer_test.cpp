@@ -559,7 +559,7 @@ const char* const kAllocationsAndLibraryCalls =
     "    return len(A)\n";
 
 const char* const kStoresAndIntrepyddSpellings =
-    "def stores(x: Array(float64), i: Array(int64), l: List(int64), S: SparseMat(float64)) -> Array(int64):\n"
+    "def stores(x: Array(float64, 1), i: Array(int64, 1), l: List(int64), S: SparseMat(float64)) -> Array(int64, 1):\n"
     "    x[x < 0.0] = 0.0\n"
     "    x[x > 1.0] *= 2.0\n"
     "    x[i] = log(x[i], 2.0)\n"
