@@ -1782,8 +1782,6 @@ std::vector<Function*> calleesFirst(Module& m, Diagnostics& diag) {
 
 /// `Array(T)` parameters are compiled for ranks 1 to this.
 constexpr int kMaxGenericRank = 4;
-/// Instances tried per function: 4^3, three rank-generic parameters.
-constexpr size_t kMaxRankCombinations = 64;
 
 /// Types `f`. Under a rank-less `-> Array(T)` the result's rank is inferred
 /// from the values returned, as without an annotation, and T must match.
@@ -1815,73 +1813,58 @@ void forEachExpr(const Block& b, const std::function<void(const Expr&)>& fn) {
   walk.visit(static_cast<const Stmt&>(b));
 }
 
-/// The most subscripts without a slice on parameter `name` (`x[i, j]`: 2),
-/// or 0: the rank an error is reported for when no rank type-checks.
-size_t plainSubscripts(const Block& body, const std::string& name) {
+/// The most subscripts of an element access `name[i, j]` (2), or 0. Read
+/// before typing, so by form: a slice makes a view, and a comparison or a
+/// logical operator a mask (x[x > 0]); an array variable as the index
+/// (x[m], x[idx]) looks like an element access and counts.
+size_t elementSubscripts(const Block& body, const std::string& name) {
+  auto element = [](const ExprPtr& i) { return !isa<Slice>(*i) && !isa<Compare>(*i) && !isa<Not>(*i) && !isa<Logical>(*i); };
   size_t most = 0;
   forEachExpr(body, [&](const Expr& e) {
     if (auto* x = dyn_cast<Index>(&e))
-      if (auto* v = dyn_cast<VarRef>(x->base.get()); v && v->name == name &&
-          std::none_of(x->indices.begin(), x->indices.end(), [](const ExprPtr& i) { return isa<Slice>(*i); }))
+      if (auto* v = dyn_cast<VarRef>(x->base.get());
+          v && v->name == name && std::all_of(x->indices.begin(), x->indices.end(), element))
         most = std::max(most, x->indices.size());
   });
   return most;
 }
 
-/// Whether a typed instance indexes a rank-generic parameter with fewer
-/// integer subscripts than its rank: `x[i]` asks for a 1-D `x`, where a
-/// 2-D one would give a row, so that instance is not made.
-bool subscriptsBelowRank(const Function& f) {
-  bool found = false;
-  forEachExpr(*f.body, [&](const Expr& e) {
-    if (auto* x = dyn_cast<Index>(&e))
-      if (auto* v = dyn_cast<VarRef>(x->base.get()))
-        for (const Param& p : f.params)
-          if (p.anyRank && p.name == v->name && x->indices.size() < static_cast<size_t>(p.type.rank()) &&
-              std::all_of(x->indices.begin(), x->indices.end(), [](const ExprPtr& i) { return i->type.isInteger(); }))
-            found = true;
-  });
-  return found;
-}
-
-/// Makes the instances of `g` (see Function::generic): each combination
-/// of ranks 1 to kMaxGenericRank for its `Array(T)` parameters is typed on
-/// a copy of the body, with its diagnostics held; those that type-check
-/// are kept, named g__rank<r1>_<r2>.... When none does, the user sees the
-/// errors of one combination, the most natural (the ranks the subscripts
-/// ask for, else 1), not one copy per rank.
+/// Makes the instances of `g` (see Function::generic). Its `Array(T)`
+/// parameters that the body does not subscript share one rank r, 1 to
+/// kMaxGenericRank: like one type variable, they keep the instances (and
+/// the C++ compile time) to four whatever their number, where every
+/// combination would be 4^n; an operand meant to broadcast from a lower
+/// rank says so with its own rank (`b: Array(T, 1)`). Each r is typed on a
+/// copy of the body with its diagnostics held; those that type-check are
+/// kept, named g__rank<r>. When none does, the user sees the errors of
+/// rank 1 (with the subscripted parameters at their ranks), not one copy
+/// per rank.
 void instantiate(Module& m, Function& g, Diagnostics& diag, RankInstances& instances) {
-  std::vector<size_t> generic;
-  for (size_t i = 0; i < g.params.size(); ++i)
-    if (g.params[i].anyRank) generic.push_back(i);
-  size_t combinations = 1;
-  for (size_t k = 0; k < generic.size() && combinations <= kMaxRankCombinations; ++k) combinations *= kMaxGenericRank;
+  // The rank of each rank-less parameter in an instance: k for one the
+  // body subscripts x[i, j] (k subscripts), else the instance's rank r,
+  // shared by all such parameters.
+  std::vector<size_t> pinned(g.params.size(), 0);
+  bool shared = false;
+  for (size_t i = 0; i < g.params.size(); ++i) {
+    if (!g.params[i].anyRank) continue;
+    const size_t k = elementSubscripts(*g.body, g.params[i].name);
+    pinned[i] = k <= kMaxGenericRank ? k : 0;
+    shared |= pinned[i] == 0;
+  }
   std::vector<Function*>& made = instances[g.name];
-  if (combinations > kMaxRankCombinations) {
-    diag.error(g.params[generic[3]].loc, "'" + g.name + "' has more than 3 parameters annotated Array(T) without a rank (" +
-                                             std::to_string(combinations) + "+ combinations of ranks); give this one a rank, as in Array(T, 2)");
-    return;
-  }
-  std::vector<int> natural;
-  for (size_t i : generic) {
-    size_t k = plainSubscripts(*g.body, g.params[i].name);
-    natural.push_back(k >= 1 && k <= kMaxGenericRank ? static_cast<int>(k) : 1);
-  }
   std::vector<Diagnostics::Held> naturalErrors;
   bool reported = false;
-  for (size_t n = 0; n < combinations; ++n) {
-    std::vector<int> ranks;
-    for (size_t k = 0, rest = n; k < generic.size(); ++k, rest /= kMaxGenericRank)
-      ranks.insert(ranks.begin(), static_cast<int>(rest % kMaxGenericRank) + 1);
+  // Rank 1 first: the natural one, whose errors the user sees if no rank fits.
+  for (int r = 1; r <= (shared ? kMaxGenericRank : 1); ++r) {
     auto inst = std::make_unique<Function>();
-    inst->name = g.name + "__rank";
-    for (size_t k = 0; k < ranks.size(); ++k) inst->name += (k ? "_" : "") + std::to_string(ranks[k]);
+    inst->name = g.name + "__rank" + std::to_string(r);
     while (m.find(inst->name)) inst->name += "_";
+    inst->params = g.params;
+    for (size_t i = 0; i < g.params.size(); ++i)
+      if (g.params[i].anyRank)
+        inst->params[i].type = Type::array(g.params[i].type.elem(), pinned[i] ? static_cast<int>(pinned[i]) : r);
     inst->generic = g.name;
     inst->loc = g.loc;
-    inst->params = g.params;
-    for (size_t k = 0; k < generic.size(); ++k)
-      inst->params[generic[k]].type = Type::array(g.params[generic[k]].type.elem(), ranks[k]);
     inst->returnType = g.returnType;
     inst->inferReturn = g.inferReturn;
     inst->returnAnyRank = g.returnAnyRank;
@@ -1892,7 +1875,7 @@ void instantiate(Module& m, Function& g, Diagnostics& diag, RankInstances& insta
     made.push_back(f);
     std::vector<Diagnostics::Held> held;
     diag.beginCapture(held);
-    bool ok = typeFunction(m, *f, diag, instances) && !subscriptsBelowRank(*f);
+    bool ok = typeFunction(m, *f, diag, instances);
     diag.endCapture();
     if (ok) {
       if (!reported) diag.replay(held);  // its warnings, once
@@ -1901,7 +1884,7 @@ void instantiate(Module& m, Function& g, Diagnostics& diag, RankInstances& insta
     }
     made.pop_back();
     m.functions.pop_back();
-    if (ranks == natural) naturalErrors = std::move(held);
+    if (r == 1) naturalErrors = std::move(held);
   }
   if (made.size() == 1) {
     // One rank fits (x[i, j] asks for 2-D): an ordinary function of that
@@ -1925,12 +1908,7 @@ void instantiate(Module& m, Function& g, Diagnostics& diag, RankInstances& insta
     only.returnAnyRank = false;
   }
   if (!made.empty()) return;
-  if (std::any_of(naturalErrors.begin(), naturalErrors.end(),
-                  [](const Diagnostics::Held& h) { return h.kind == llvm::SourceMgr::DK_Error; }))
-    diag.replay(naturalErrors);
-  else
-    diag.error(g.loc, "no ranks from 1 to " + std::to_string(kMaxGenericRank) + " of the Array(T) parameters of '" + g.name +
-                          "' fit how its body uses them; give them ranks, as in Array(T, 2)");
+  diag.replay(naturalErrors);
 }
 
 bool analyzeModule(Module& m, Diagnostics& diag) {
