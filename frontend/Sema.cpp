@@ -593,12 +593,12 @@ class FunctionTyper {
         result.type = ReturnSoFar;
         result.loc = ReturnLoc;
         if (!t.isComplete() || t.isVoid() || t.isString()) {
-          Diag.error(r->value->loc, "cannot infer the return type of '" + F.name + "' from a value of type " + t.str() +
-                                        "; annotate it, as in 'def " + F.name + "(...) -> Type:'");
+          Diag.error(r->value->loc, "cannot infer the return type of '" + F.sourceName() + "' from a value of type " + t.str() +
+                                        "; annotate it, as in 'def " + F.sourceName() + "(...) -> Type:'");
           continue;
         }
         if (!ReturnSoFar.isUnknown() && ReturnSoFar != t && !(ReturnSoFar.isScalar() && t.isScalar())) {
-          Diag.error(r->value->loc, "'" + F.name + "' returns " + t.str() + " here and " + ReturnSoFar.str() + " at line " +
+          Diag.error(r->value->loc, "'" + F.sourceName() + "' returns " + t.str() + " here and " + ReturnSoFar.str() + " at line " +
                                         std::to_string(ReturnLoc.line) + "; annotate its return type");
           continue;
         }
@@ -1418,18 +1418,18 @@ class FunctionTyper {
         if (TaskDepth > 0) Diag.error(r.loc, "'return' cannot leave an async, finish or isolated block");
         if (!r.value) {
           if (!F.returnType.isVoid())
-            Diag.error(r.loc, "'" + F.name + "' must return a value of type " + F.returnType.str());
+            Diag.error(r.loc, "'" + F.sourceName() + "' must return a value of type " + F.returnType.str());
           return;
         }
         hintShape(r.value.get(), F.inferReturn ? Type() : F.returnType);
         finalizeExpr(r.value);
         hintShape(nullptr, Type());
         if (F.returnType.isVoid()) {
-          Diag.error(r.value->loc, "'" + F.name + "' is declared '-> None' but returns a value; declare '-> " +
+          Diag.error(r.value->loc, "'" + F.sourceName() + "' is declared '-> None' but returns a value; declare '-> " +
                                        r.value->type.str() + "' (or leave the return type out to infer it)");
           return;
         }
-        r.value = convertForAssignment(std::move(r.value), F.returnType, "the return value of '" + F.name + "'");
+        r.value = convertForAssignment(std::move(r.value), F.returnType, "the return value of '" + F.sourceName() + "'");
         return;
       }
       case StmtKind::Break:
