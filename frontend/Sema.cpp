@@ -1169,7 +1169,7 @@ class FunctionTyper {
     }
     // A generic function without instances has had its error reported.
     if (!report || instances.empty()) return nullptr;
-    std::string given, accepted;
+    std::string given;
     for (size_t i = 0; i < f->params.size(); ++i) {
       if (!f->params[i].anyRank) continue;
       std::vector<int> ranks;
@@ -1183,8 +1183,8 @@ class FunctionTyper {
       }
       given += (given.empty() ? "" : ", ") + f->params[i].name + ": " + std::to_string(rankAt(i));
     }
-    Diag.error(c.loc, c.callee + "() is not compiled for the ranks " + given +
-                          ": no instance of it type-checks for this combination");
+    Diag.error(c.loc, c.callee + "() does not take arrays of these ranks together (" + given +
+                          "): its Array(T) parameters without subscripts share one rank");
     return nullptr;
   }
 
