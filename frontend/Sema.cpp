@@ -1531,6 +1531,9 @@ class FunctionTyper {
       // converting elements as NumPy's setitem does.
       if (!value->type.isScalar() && !value->type.isArray())
         Diag.error(value->loc, "cannot store " + value->type.str() + " into an array");
+      else if (value->type.isArray() && value->type.rank() > target->type.rank())
+        Diag.error(value->loc, "cannot broadcast " + value->type.str() + " into a view of " + std::to_string(target->type.rank()) +
+                                   (target->type.rank() == 1 ? " dimension" : " dimensions"));
       return;
     }
     if (!value->type.isScalar()) {
