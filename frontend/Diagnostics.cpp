@@ -33,8 +33,8 @@ Diagnostics::Diagnostics(std::string path, std::unique_ptr<llvm::MemoryBuffer> s
 llvm::StringRef Diagnostics::source() const { return SM.getMemoryBuffer(Buffer)->getBuffer(); }
 
 void Diagnostics::report(SourceLoc loc, llvm::SourceMgr::DiagKind kind, const llvm::Twine& message) {
-  if (Capture) {
-    Capture->push_back({loc, kind, message.str()});
+  if (!Captures.empty()) {
+    Captures.back().into->push_back({loc, kind, message.str()});
     return;
   }
   llvm::SMLoc at;
@@ -59,16 +59,12 @@ void Diagnostics::error(SourceLoc loc, const llvm::Twine& message) {
   report(loc, llvm::SourceMgr::DK_Error, message);
 }
 
-void Diagnostics::beginCapture(std::vector<Held>& into) {
-  Capture = &into;
-  ErrorsBeforeCapture = Errors;
-  WarningsBeforeCapture = Warnings;
-}
+void Diagnostics::beginCapture(std::vector<Held>& into) { Captures.push_back({&into, Errors, Warnings}); }
 
 void Diagnostics::endCapture() {
-  Capture = nullptr;
-  Errors = ErrorsBeforeCapture;
-  Warnings = WarningsBeforeCapture;
+  Errors = Captures.back().errors;
+  Warnings = Captures.back().warnings;
+  Captures.pop_back();
 }
 
 void Diagnostics::replay(const std::vector<Held>& held) {

@@ -41,8 +41,9 @@ class Diagnostics {
   /// Until endCapture(), diagnostics are held in `into` instead of being
   /// shown (errorCount() still counts them): sema types each instance of a
   /// rank-generic function this way and shows one instance's messages.
+  /// Captures nest; a replay inside one is held by it.
   void beginCapture(std::vector<Held>& into);
-  /// Closes the capture; the errors it held no longer count.
+  /// Closes the innermost capture; the errors it held no longer count.
   void endCapture();
   /// Shows held diagnostics (and counts them) as if reported now.
   void replay(const std::vector<Held>& held);
@@ -64,8 +65,11 @@ class Diagnostics {
   bool WarningsAreErrors = false;
   unsigned Unlocated = 0;
   llvm::raw_ostream* Out = &llvm::errs();
-  std::vector<Held>* Capture = nullptr;
-  unsigned ErrorsBeforeCapture = 0, WarningsBeforeCapture = 0;
+  struct Capture {
+    std::vector<Held>* into;
+    unsigned errors, warnings;  // the counts when it began
+  };
+  std::vector<Capture> Captures;
 };
 
 }  // namespace pydd

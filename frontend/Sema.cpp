@@ -1769,7 +1769,7 @@ std::vector<Function*> calleesFirst(Module& m, Diagnostics& diag) {
   std::function<void(Function*)> dfs = [&](Function* f) {
     state[f] = 1;
     for (Function* g : calls[f]) {
-      if (state[g] == 1 && (g->inferReturn || g->returnAnyRank) && returnsValue(*g->body))
+      if (state[g] == 1 && g->inferReturn && returnsValue(*g->body))
         diag.error(g->loc, "'" + g->name + "' is called recursively, so its return type cannot be inferred; annotate it");
       if (!state[g]) dfs(g);
     }
@@ -1786,22 +1786,6 @@ std::vector<Function*> calleesFirst(Module& m, Diagnostics& diag) {
 /// `Array(T)` parameters are compiled for ranks 1 to this.
 constexpr int kMaxGenericRank = 4;
 
-/// Types `f`. Under a rank-less `-> Array(T)` the result's rank is inferred
-/// from the values returned, as without an annotation, and T must match.
-bool typeFunction(Module& m, Function& f, Diagnostics& diag, const RankInstances& instances) {
-  unsigned before = diag.errorCount();
-  const Type declared = f.returnType;
-  if (f.returnAnyRank) f.inferReturn = true;
-  FunctionTyper(m, f, diag, instances).run();
-  if (diag.errorCount() != before) return false;
-  if (f.returnAnyRank && !(f.returnType.isArray() && f.returnType.elem() == declared.elem()))
-    diag.error(f.loc, "'" + f.sourceName() + "' returns " + f.returnType.str() + ", not the " + declared.str() +
-                          " of its annotation");
-  else if (f.inferReturn && containsHeap(f.returnType))
-    diag.error(f.loc, "'" + f.sourceName() + "' returns a " + f.returnType.str() + ", which has no Python equivalent; return a List");
-  return diag.errorCount() == before;
-}
-
 /// Calls `fn` on every expression of `b`, nested ones included.
 void forEachExpr(const Block& b, const std::function<void(const Expr&)>& fn) {
   struct Walk : Visitor {
@@ -1814,6 +1798,57 @@ void forEachExpr(const Block& b, const std::function<void(const Expr&)>& fn) {
     using Visitor::visit;
   } walk(fn);
   walk.visit(static_cast<const Stmt&>(b));
+}
+
+/// Whether `f` calls itself (an instance calls its generic function's name
+/// until it is typed).
+bool callsItself(const Function& f) {
+  bool found = false;
+  forEachExpr(*f.body, [&](const Expr& e) {
+    if (auto* c = dyn_cast<Call>(&e); c && c->target == CallTarget::User && c->callee == f.sourceName()) found = true;
+  });
+  return found;
+}
+
+/// Types `f`, whose result is a rank-less `-> Array(T)` and which calls
+/// itself: its own calls need the result's rank before the body is typed,
+/// so ranks from 1 up are tried as if annotated, each on a copy of the
+/// body with its diagnostics held; the first that type-checks is kept.
+/// Otherwise the user sees rank 1's errors.
+bool typeRecursiveAnyRank(Module& m, Function& f, Diagnostics& diag, const RankInstances& instances) {
+  const ScalarKind elem = f.returnType.elem();
+  const BlockPtr original = cloneBlock(*f.body);
+  std::vector<Diagnostics::Held> rank1;
+  for (int r = 1; r <= kMaxGenericRank; ++r) {
+    f.returnType = Type::array(elem, r);
+    f.body = cloneBlock(*original);
+    f.locals.clear();
+    std::vector<Diagnostics::Held> held;
+    diag.beginCapture(held);
+    const bool ok = FunctionTyper(m, f, diag, instances).run();
+    diag.endCapture();
+    if (ok || r == kMaxGenericRank) diag.replay(ok ? held : rank1);
+    if (ok) return true;
+    if (r == 1) rank1 = std::move(held);
+  }
+  return false;
+}
+
+/// Types `f`. Under a rank-less `-> Array(T)` the result's rank is inferred
+/// from the values returned, as without an annotation, and T must match.
+bool typeFunction(Module& m, Function& f, Diagnostics& diag, const RankInstances& instances) {
+  if (f.returnAnyRank && callsItself(f)) return typeRecursiveAnyRank(m, f, diag, instances);
+  unsigned before = diag.errorCount();
+  const Type declared = f.returnType;
+  if (f.returnAnyRank) f.inferReturn = true;
+  FunctionTyper(m, f, diag, instances).run();
+  if (diag.errorCount() != before) return false;
+  if (f.returnAnyRank && !(f.returnType.isArray() && f.returnType.elem() == declared.elem()))
+    diag.error(f.loc, "'" + f.sourceName() + "' returns " + f.returnType.str() + ", not the " + declared.str() +
+                          " of its annotation");
+  else if (f.inferReturn && containsHeap(f.returnType))
+    diag.error(f.loc, "'" + f.sourceName() + "' returns a " + f.returnType.str() + ", which has no Python equivalent; return a List");
+  return diag.errorCount() == before;
 }
 
 /// The most subscripts of an element access `name[i, j]` (2), or 0. Read
