@@ -102,7 +102,7 @@ class FunctionEmitter {
       // The body creates tasks: it runs as an implicit finish (see
       // pydd::run_finish), in a function of its own that takes the finish's
       // error slot, called by the declared function.
-      std::string name = cxxIdentifier(F.name), inner = name + "__pydd_tasks", errs = temp("finish");
+      std::string name = cxxIdentifier(F.sourceName()), inner = name + "__pydd_tasks", errs = temp("finish");
       size_t at = decl.find(" " + name + "(");
       std::string args;
       for (auto& p : F.params) args += ", " + cxxVariable(M, F, p.name);
@@ -120,7 +120,7 @@ class FunctionEmitter {
       if (l.type.isArray() && Indexed.count(l.name)) declareView(l.name);
     block(*F.body, 1);
     if (!F.returnType.isVoid() && !alwaysReturns(*F.body))
-      line(1, "pydd::missing_return(\"" + F.name + "\");");
+      line(1, "pydd::missing_return(\"" + F.sourceName() + "\");");
     Out += "}\n";
     return Out + wrapper;
   }
@@ -294,7 +294,7 @@ class FunctionEmitter {
     for (auto& a : c.args) operands.push_back(a.get());
     return sequenced(operands, [&](const std::vector<std::string>& args) {
       if (c.target == CallTarget::Library) return c.library->emitCpp(c, args);
-      std::string s = cxxIdentifier(c.callee) + "(";
+      std::string s = cxxIdentifier(M.find(c.callee)->sourceName()) + "(";
       for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
       return s + ")";
     });
@@ -1092,7 +1092,10 @@ std::string cxxVariable(const Module& m, const Function& f, const std::string& n
   std::string id = name;
   // A local may share its name with a function it calls, or with the
   // module's namespace; in C++ it would hide them.
-  while (cxxReserved().count(id) || m.find(id) || id == m.name || (id != name && f.lookup(id))) id += "_";
+  auto isFunction = [&] {
+    return std::any_of(m.functions.begin(), m.functions.end(), [&](auto& g) { return g->sourceName() == id; });
+  };
+  while (cxxReserved().count(id) || isFunction() || id == m.name || (id != name && f.lookup(id))) id += "_";
   return id;
 }
 
@@ -1104,7 +1107,8 @@ std::string cxxDefaultValue(const Param& p) {
 
 std::string cxxDeclaration(const Module& m, const Function& f, bool withDefaults) {
   std::set<std::string> rebound = assignedVars(*f.body);  // passed by value, not const&
-  std::string s = cxxType(f.returnType) + " " + cxxIdentifier(f.name) + "(";
+  // The instances of a rank-generic function are C++ overloads of its name.
+  std::string s = cxxType(f.returnType) + " " + cxxIdentifier(f.sourceName()) + "(";
   for (size_t i = 0; i < f.params.size(); ++i) {
     const Param& p = f.params[i];
     std::string t = cxxType(p.type);

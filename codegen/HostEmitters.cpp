@@ -1,6 +1,7 @@
 #include "codegen/HostEmitters.h"
 
 #include "codegen/CppEmitter.h"
+#include "ir/Printer.h"
 #include "opt/ArrayEffects.h"
 #include "stdlib/Catalog.h"
 
@@ -54,17 +55,6 @@ bool usesSparse(const Type& t) {
 }
 
 
-std::string signature(const Function& f) {
-  std::string s = f.name + "(";
-  for (size_t i = 0; i < f.params.size(); ++i) {
-    s += (i ? ", " : "") + f.params[i].name + ": " + f.params[i].type.str();
-    if (!f.params[i].defaultValue.empty()) s += " = " + f.params[i].defaultValue;
-  }
-  s += ")";
-  if (!f.returnType.isVoid()) s += " -> " + f.returnType.str();
-  return s;
-}
-
 }  // namespace
 
 std::string emitPythonGlue(const Module& m) {
@@ -75,7 +65,7 @@ std::string emitPythonGlue(const Module& m) {
   std::vector<std::string> results;
   auto writtenByFunction = writtenArrayParams(m);
   for (auto& f : m.functions) {
-    std::string call = ns + "::" + cxxIdentifier(f->name) + "(";
+    std::string call = ns + "::" + cxxIdentifier(f->sourceName()) + "(";
     for (size_t i = 0; i < f->params.size(); ++i)
       call += (i ? ", " : "") + std::string("pydd::abi::get<") + cxxType(f->params[i].type) + ">(a[" +
               std::to_string(i) + "])";
@@ -109,7 +99,9 @@ std::string emitPythonGlue(const Module& m) {
     out += "\nconst pydd::abi::FunctionDesc functions[] = {\n";
     for (size_t k = 0; k < m.functions.size(); ++k) {
       const Function& f = *m.functions[k];
-      out += "    {\"" + f.name + "\", \"" + signature(f) + "\", " + (f.params.empty() ? "nullptr" : "params_" + f.name) +
+      // The instances of a rank-generic function share its name: the bridge
+      // makes them one Python function that dispatches on ndim.
+      out += "    {\"" + f.sourceName() + "\", \"" + printSignature(f, true) + "\", " + (f.params.empty() ? "nullptr" : "params_" + f.name) +
              ", " + std::to_string(f.params.size()) + ", " + results[k] + ", thunk_" + f.name + "},\n";
     }
     out += "};\n";
@@ -138,7 +130,9 @@ std::string emitCppHeader(const Module& m) {
   if (sparse) out += "#include \"pydd/sparse.h\"\n";
   out += "\n";
   out += "namespace " + ns + " {\n\n";
-  for (auto& f : m.functions) out += "/// " + signature(*f) + "\n" + cxxDeclaration(m, *f, true) + ";\n";
+  // A rank-generic function is one overload per instance.
+  for (auto& f : m.functions)
+    out += "/// " + (f->generic.empty() ? printSignature(*f, true) : describeInstance(*f)) + "\n" + cxxDeclaration(m, *f, true) + ";\n";
   out += "\n}  // namespace " + ns + "\n";
   return out;
 }

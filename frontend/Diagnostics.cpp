@@ -33,6 +33,10 @@ Diagnostics::Diagnostics(std::string path, std::unique_ptr<llvm::MemoryBuffer> s
 llvm::StringRef Diagnostics::source() const { return SM.getMemoryBuffer(Buffer)->getBuffer(); }
 
 void Diagnostics::report(SourceLoc loc, llvm::SourceMgr::DiagKind kind, const llvm::Twine& message) {
+  if (!Captures.empty()) {
+    Captures.back().into->push_back({loc, kind, message.str()});
+    return;
+  }
   llvm::SMLoc at;
   if (loc.line > 0) at = SM.FindLocForLineAndColumn(Buffer, loc.line, loc.col ? loc.col : 1);
   if (at.isValid()) {
@@ -53,6 +57,23 @@ void Diagnostics::warning(SourceLoc loc, const llvm::Twine& message) {
 void Diagnostics::error(SourceLoc loc, const llvm::Twine& message) {
   ++Errors;
   report(loc, llvm::SourceMgr::DK_Error, message);
+}
+
+void Diagnostics::beginCapture(std::vector<Held>& into) { Captures.push_back({&into, Errors, Warnings}); }
+
+void Diagnostics::endCapture() {
+  Errors = Captures.back().errors;
+  Warnings = Captures.back().warnings;
+  Captures.pop_back();
+}
+
+void Diagnostics::replay(const std::vector<Held>& held) {
+  for (const Held& h : held) {
+    // Under -Werror a held warning was already turned into an error.
+    if (h.kind == llvm::SourceMgr::DK_Error) ++Errors;
+    else ++Warnings;
+    report(h.loc, h.kind, h.message);
+  }
 }
 
 }  // namespace pydd

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ir/IR.h"
 #include "llvm/ADT/Twine.h"
@@ -31,6 +32,22 @@ class Diagnostics {
   /// one; the fuzzers check that).
   unsigned unlocatedCount() const { return Unlocated; }
 
+  /// A diagnostic held back while a capture is open.
+  struct Held {
+    SourceLoc loc;
+    llvm::SourceMgr::DiagKind kind;
+    std::string message;
+  };
+  /// Until endCapture(), diagnostics are held in `into` instead of being
+  /// shown (errorCount() still counts them): sema types each instance of a
+  /// rank-generic function this way and shows one instance's messages.
+  /// Captures nest; a replay inside one is held by it.
+  void beginCapture(std::vector<Held>& into);
+  /// Closes the innermost capture; the errors it held no longer count.
+  void endCapture();
+  /// Shows held diagnostics (and counts them) as if reported now.
+  void replay(const std::vector<Held>& held);
+
   /// Where messages go (default: stderr).
   void setOutput(llvm::raw_ostream& os) { Out = &os; }
 
@@ -48,6 +65,11 @@ class Diagnostics {
   bool WarningsAreErrors = false;
   unsigned Unlocated = 0;
   llvm::raw_ostream* Out = &llvm::errs();
+  struct Capture {
+    std::vector<Held>* into;
+    unsigned errors, warnings;  // the counts when it began
+  };
+  std::vector<Capture> Captures;
 };
 
 }  // namespace pydd

@@ -186,12 +186,14 @@ class Lowerer {
   }
 
   /// A type annotation: `float64`, `int`, `Array(float64, 2)`, `Array(int32)`.
-  Type typeExpr(TSNode n) {
+  /// `signature`: a parameter's or the result's, where `Array(T)` has any
+  /// rank (Type::isAnyRankArray); elsewhere it is `Array(T, 1)`.
+  Type typeExpr(TSNode n, bool signature = false) {
     if (typeOf(n) == "type") {
       auto kids = namedChildren(n);
-      if (kids.size() == 1) return typeExpr(kids[0]);
+      if (kids.size() == 1) return typeExpr(kids[0], signature);
     }
-    Type t = parseTypeText(text(n));
+    Type t = parseTypeText(text(n), signature);
     if (t.isUnknown() && typeNesting(text(n)) > kMaxTypeNesting)
       error(n, "type nested more than " + llvm::Twine(kMaxTypeNesting) + " levels deep is not supported in pydd kernels");
     else if (t.isUnknown())
@@ -230,14 +232,14 @@ class Lowerer {
           unsupported(nameNode);
           continue;
         }
-        f->params.push_back({text(nameNode).str(), typeExpr(field(p, "type")), locOf(nameNode), {}});
+        f->params.push_back(signatureParam(nameNode, field(p, "type")));
         if (sawDefault) error(p, "non-default argument follows default argument");
       } else if (t == "identifier" || t == "default_parameter") {
         llvm::StringRef name = text(t == "identifier" ? p : field(p, "name"));
         error(p, "parameter '" + name + "' needs a type annotation, e.g. '" + name + ": float64'");
       } else if (t == "typed_default_parameter") {
         TSNode nameNode = field(p, "name");
-        Param param{text(nameNode).str(), typeExpr(field(p, "type")), locOf(nameNode), {}};
+        Param param = signatureParam(nameNode, field(p, "type"));
         param.defaultValue = defaultValue(field(p, "value"));
         f->params.push_back(std::move(param));
         sawDefault = true;
@@ -251,10 +253,17 @@ class Lowerer {
       if (text(ret) == "None")
         f->returnType = Type::voidTy();
       else
-        f->returnType = typeExpr(ret);
+        f->returnType = typeExpr(ret, true);
+      f->returnAnyRank = f->returnType.isAnyRankArray();
     }
     f->body = block(field(n, "body"));
     return f;
+  }
+
+  Param signatureParam(TSNode name, TSNode type) {
+    Param p{text(name).str(), typeExpr(type, true), locOf(name), {}};
+    p.anyRank = p.type.isAnyRankArray();
+    return p;
   }
 
   /// A parameter's default value as Python literal text: a number, possibly
@@ -1405,7 +1414,7 @@ namespace {
 /// Recursive descent over the annotation grammar:
 ///   type := scalar | Array(scalar[, rank]) | List(type) | Dict(type, type)
 ///         | Heap(type[, type]) | Tuple(type, ...) | (type, ...) | (type,) | SparseMat(scalar)
-Type parseTypePrefix(llvm::StringRef& text, unsigned depth = 0) {
+Type parseTypePrefix(llvm::StringRef& text, bool anyRank, unsigned depth = 0) {
   if (depth > kMaxTypeNesting) return Type();
   text = text.ltrim();
   size_t n = 0;
@@ -1420,7 +1429,8 @@ Type parseTypePrefix(llvm::StringRef& text, unsigned depth = 0) {
     return Type();
   if (!text.consume_front("(")) return Type();
   std::vector<Type> args;
-  unsigned rank = 1;
+  // Without a rank: any (0) where the caller allows it, else 1.
+  unsigned rank = anyRank && depth == 0 ? 0 : 1;
   for (size_t position = 0;; ++position) {
     text = text.ltrim();
     if (name == "Array" && position == 2) return Type();
@@ -1430,7 +1440,7 @@ Type parseTypePrefix(llvm::StringRef& text, unsigned depth = 0) {
       if (d == 0 || text.take_front(d).getAsInteger(10, rank) || rank < 1 || rank > 8) return Type();
       text = text.drop_front(d);
     } else {
-      Type t = parseTypePrefix(text, depth + 1);
+      Type t = parseTypePrefix(text, false, depth + 1);
       if (t.isUnknown()) return Type();
       args.push_back(std::move(t));
     }
@@ -1457,8 +1467,8 @@ Type parseTypePrefix(llvm::StringRef& text, unsigned depth = 0) {
 
 }  // namespace
 
-Type parseTypeText(llvm::StringRef text) {
-  Type t = parseTypePrefix(text);
+Type parseTypeText(llvm::StringRef text, bool anyRank) {
+  Type t = parseTypePrefix(text, anyRank);
   return text.trim().empty() ? t : Type();
 }
 

@@ -29,6 +29,7 @@ std::unique_ptr<Module> parseModule(Diagnostics& diag, const std::string& module
 
 /// Parses a type written in pydd syntax (`float64`, `Array(int32, 2)`),
 /// as in a `# type:` comment. Returns an unknown type if it is not one.
-Type parseTypeText(llvm::StringRef text);
+/// With `anyRank`, `Array(T)` has rank 0 (any rank, as in a signature).
+Type parseTypeText(llvm::StringRef text, bool anyRank = false);
 
 }  // namespace pydd

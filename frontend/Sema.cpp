@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "ir/Builder.h"
 #include "ir/Printer.h"
 #include "ir/Visitor.h"
 #include "stdlib/Catalog.h"
@@ -411,6 +412,24 @@ class Resolver : public Mutator {
 
 // ---- per-function typing --------------------------------------------------------
 
+/// The instances of each rank-generic function (one with `Array(T)`
+/// parameters), by its name: one per combination of ranks that type-checks.
+using RankInstances = std::map<std::string, std::vector<Function*>>;
+
+/// A function whose parameters include `Array(T)` without a rank, as
+/// written (its instances have ranks).
+bool isRankGeneric(const Function& f) {
+  return f.generic.empty() && std::any_of(f.params.begin(), f.params.end(), [](const Param& p) { return p.anyRank; });
+}
+
+/// "1, 2 or 4".
+std::string listOfRanks(const std::vector<int>& ranks) {
+  std::string s;
+  for (size_t i = 0; i < ranks.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == ranks.size() ? " or " : ", ") + std::to_string(ranks[i]);
+  return s;
+}
+
 struct VarInfo {
   Type type;
   /// Assigned an empty container (`l = []`) and nothing typed yet: the
@@ -423,7 +442,8 @@ struct VarInfo {
 
 class FunctionTyper {
  public:
-  FunctionTyper(Module& m, Function& f, Diagnostics& d) : M(m), F(f), Diag(d) {}
+  FunctionTyper(Module& m, Function& f, Diagnostics& d, const RankInstances& instances)
+      : M(m), F(f), Diag(d), Instances(instances) {}
 
   bool run() {
     unsigned before = Diag.errorCount();
@@ -573,12 +593,12 @@ class FunctionTyper {
         result.type = ReturnSoFar;
         result.loc = ReturnLoc;
         if (!t.isComplete() || t.isVoid() || t.isString()) {
-          Diag.error(r->value->loc, "cannot infer the return type of '" + F.name + "' from a value of type " + t.str() +
-                                        "; annotate it, as in 'def " + F.name + "(...) -> Type:'");
+          Diag.error(r->value->loc, "cannot infer the return type of '" + F.sourceName() + "' from a value of type " + t.str() +
+                                        "; annotate it, as in 'def " + F.sourceName() + "(...) -> Type:'");
           continue;
         }
         if (!ReturnSoFar.isUnknown() && ReturnSoFar != t && !(ReturnSoFar.isScalar() && t.isScalar())) {
-          Diag.error(r->value->loc, "'" + F.name + "' returns " + t.str() + " here and " + ReturnSoFar.str() + " at line " +
+          Diag.error(r->value->loc, "'" + F.sourceName() + "' returns " + t.str() + " here and " + ReturnSoFar.str() + " at line " +
                                         std::to_string(ReturnLoc.line) + "; annotate its return type");
           continue;
         }
@@ -1133,12 +1153,53 @@ class FunctionTyper {
   }
 
 
+  /// The function a call of a user function runs: of a rank-generic one,
+  /// the instance for the ranks of the arguments (null when there is none,
+  /// reported with `report`).
+  Function* calleeOf(const Call& c, bool report) {
+    Function* f = M.find(c.callee);
+    if (!isRankGeneric(*f)) return f;
+    const std::vector<Function*>& instances = Instances.at(f->name);
+    auto rankAt = [&](size_t i) { return c.args[i]->type.isArray() ? c.args[i]->type.rank() : 0; };
+    for (Function* inst : instances) {
+      bool match = true;
+      for (size_t i = 0; i < f->params.size(); ++i)
+        if (f->params[i].anyRank && rankAt(i) != inst->params[i].type.rank()) match = false;
+      if (match) return inst;
+    }
+    // A generic function without instances has had its error reported.
+    if (!report || instances.empty()) return nullptr;
+    std::string given;
+    for (size_t i = 0; i < f->params.size(); ++i) {
+      if (!f->params[i].anyRank) continue;
+      std::vector<int> ranks;
+      for (Function* inst : instances) ranks.push_back(inst->params[i].type.rank());
+      std::sort(ranks.begin(), ranks.end());
+      ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+      if (!std::count(ranks.begin(), ranks.end(), rankAt(i))) {
+        Diag.error(c.args[i]->loc, "argument '" + f->params[i].name + "' of " + c.callee + "() must be an array of rank " +
+                                       listOfRanks(ranks) + ", not " + c.args[i]->type.str());
+        return nullptr;
+      }
+      given += (given.empty() ? "" : ", ") + f->params[i].name + ": " + std::to_string(rankAt(i));
+    }
+    Diag.error(c.loc, c.callee + "() does not take arrays of these ranks together (" + given +
+                          "): its Array(T) parameters without subscripts share one rank");
+    return nullptr;
+  }
+
   Type callType(Call& c, bool report) {
     bool known = true;
     for (auto& a : c.args)
       if (typeOf(a, report).isUnknown()) known = false;
     if (!known) return Type();
-    if (c.target == CallTarget::User) return M.find(c.callee)->returnType;
+    if (c.target == CallTarget::User) {
+      Function* callee = calleeOf(c, report);
+      if (!callee) return Type();
+      if (callee->returnType.isAnyRankArray())  // typed after its callers: only in a cycle of calls
+        return bad(report, c.loc, "'" + c.callee + "' is called recursively, so the rank of its result cannot be inferred; annotate it");
+      return callee->returnType;
+    }
     if (c.target == CallTarget::Library) {
       // `x: Array(T, n) = zeros(l)` with a List shape: the annotation gives
       // the rank, checked against the list's length when it runs.
@@ -1357,18 +1418,18 @@ class FunctionTyper {
         if (TaskDepth > 0) Diag.error(r.loc, "'return' cannot leave an async, finish or isolated block");
         if (!r.value) {
           if (!F.returnType.isVoid())
-            Diag.error(r.loc, "'" + F.name + "' must return a value of type " + F.returnType.str());
+            Diag.error(r.loc, "'" + F.sourceName() + "' must return a value of type " + F.returnType.str());
           return;
         }
         hintShape(r.value.get(), F.inferReturn ? Type() : F.returnType);
         finalizeExpr(r.value);
         hintShape(nullptr, Type());
         if (F.returnType.isVoid()) {
-          Diag.error(r.value->loc, "'" + F.name + "' is declared '-> None' but returns a value; declare '-> " +
+          Diag.error(r.value->loc, "'" + F.sourceName() + "' is declared '-> None' but returns a value; declare '-> " +
                                        r.value->type.str() + "' (or leave the return type out to infer it)");
           return;
         }
-        r.value = convertForAssignment(std::move(r.value), F.returnType, "the return value of '" + F.name + "'");
+        r.value = convertForAssignment(std::move(r.value), F.returnType, "the return value of '" + F.sourceName() + "'");
         return;
       }
       case StmtKind::Break:
@@ -1470,6 +1531,9 @@ class FunctionTyper {
       // converting elements as NumPy's setitem does.
       if (!value->type.isScalar() && !value->type.isArray())
         Diag.error(value->loc, "cannot store " + value->type.str() + " into an array");
+      else if (value->type.isArray() && value->type.rank() > target->type.rank())
+        Diag.error(value->loc, "cannot broadcast " + value->type.str() + " into a view of " + std::to_string(target->type.rank()) +
+                                   (target->type.rank() == 1 ? " dimension" : " dimensions"));
       return;
     }
     if (!value->type.isScalar()) {
@@ -1589,7 +1653,9 @@ class FunctionTyper {
       case ExprKind::Call: {
         auto& c = static_cast<Call&>(*e);
         if (c.target == CallTarget::User) {
-          Function* callee = M.find(c.callee);
+          Function* callee = calleeOf(c, true);
+          if (!callee) break;
+          c.callee = callee->name;
           for (size_t i = 0; i < c.args.size(); ++i)
             c.args[i] = convertForAssignment(std::move(c.args[i]), callee->params[i].type,
                                              "argument '" + callee->params[i].name + "' of " + c.callee + "()");
@@ -1618,6 +1684,7 @@ class FunctionTyper {
   Module& M;
   Function& F;
   Diagnostics& Diag;
+  const RankInstances& Instances;
   std::map<std::string, VarInfo> Vars;
   bool Changed = false;
   bool Reporting = false;
@@ -1714,6 +1781,174 @@ std::vector<Function*> calleesFirst(Module& m, Diagnostics& diag) {
   return order;
 }
 
+// ---- rank-generic functions ------------------------------------------------------
+
+/// `Array(T)` parameters are compiled for ranks 1 to this.
+constexpr int kMaxGenericRank = 4;
+
+/// Calls `fn` on every expression of `b`, nested ones included.
+void forEachExpr(const Block& b, const std::function<void(const Expr&)>& fn) {
+  struct Walk : Visitor {
+    const std::function<void(const Expr&)>& fn;
+    explicit Walk(const std::function<void(const Expr&)>& f) : fn(f) {}
+    void visit(const Expr& e) override {
+      fn(e);
+      visitChildren(e);
+    }
+    using Visitor::visit;
+  } walk(fn);
+  walk.visit(static_cast<const Stmt&>(b));
+}
+
+/// Whether `f` calls itself (an instance calls its generic function's name
+/// until it is typed).
+bool callsItself(const Function& f) {
+  bool found = false;
+  forEachExpr(*f.body, [&](const Expr& e) {
+    if (auto* c = dyn_cast<Call>(&e); c && c->target == CallTarget::User && c->callee == f.sourceName()) found = true;
+  });
+  return found;
+}
+
+/// Types `f`, whose result is a rank-less `-> Array(T)` and which calls
+/// itself: its own calls need the result's rank before the body is typed,
+/// so ranks from 1 up are tried as if annotated, each on a copy of the
+/// body with its diagnostics held; the first that type-checks is kept.
+/// Otherwise the user sees rank 1's errors.
+bool typeRecursiveAnyRank(Module& m, Function& f, Diagnostics& diag, const RankInstances& instances) {
+  const ScalarKind elem = f.returnType.elem();
+  const BlockPtr original = cloneBlock(*f.body);
+  std::vector<Diagnostics::Held> rank1;
+  for (int r = 1; r <= kMaxGenericRank; ++r) {
+    f.returnType = Type::array(elem, r);
+    f.body = cloneBlock(*original);
+    f.locals.clear();
+    std::vector<Diagnostics::Held> held;
+    diag.beginCapture(held);
+    const bool ok = FunctionTyper(m, f, diag, instances).run();
+    diag.endCapture();
+    if (ok || r == kMaxGenericRank) diag.replay(ok ? held : rank1);
+    if (ok) return true;
+    if (r == 1) rank1 = std::move(held);
+  }
+  return false;
+}
+
+/// Types `f`. Under a rank-less `-> Array(T)` the result's rank is inferred
+/// from the values returned, as without an annotation, and T must match.
+bool typeFunction(Module& m, Function& f, Diagnostics& diag, const RankInstances& instances) {
+  if (f.returnAnyRank && callsItself(f)) return typeRecursiveAnyRank(m, f, diag, instances);
+  unsigned before = diag.errorCount();
+  const Type declared = f.returnType;
+  if (f.returnAnyRank) f.inferReturn = true;
+  FunctionTyper(m, f, diag, instances).run();
+  if (diag.errorCount() != before) return false;
+  if (f.returnAnyRank && !(f.returnType.isArray() && f.returnType.elem() == declared.elem()))
+    diag.error(f.loc, "'" + f.sourceName() + "' returns " + f.returnType.str() + ", not the " + declared.str() +
+                          " of its annotation");
+  else if (f.inferReturn && containsHeap(f.returnType))
+    diag.error(f.loc, "'" + f.sourceName() + "' returns a " + f.returnType.str() + ", which has no Python equivalent; return a List");
+  return diag.errorCount() == before;
+}
+
+/// The most subscripts of an element access `name[i, j]` (2), or 0. Read
+/// before typing, so by form: a slice makes a view, and a comparison or a
+/// logical operator a mask (x[x > 0]); an array variable as the index
+/// (x[m], x[idx]) looks like an element access and counts.
+size_t elementSubscripts(const Block& body, const std::string& name) {
+  auto element = [](const ExprPtr& i) { return !isa<Slice>(*i) && !isa<Compare>(*i) && !isa<Not>(*i) && !isa<Logical>(*i); };
+  size_t most = 0;
+  forEachExpr(body, [&](const Expr& e) {
+    if (auto* x = dyn_cast<Index>(&e))
+      if (auto* v = dyn_cast<VarRef>(x->base.get());
+          v && v->name == name && std::all_of(x->indices.begin(), x->indices.end(), element))
+        most = std::max(most, x->indices.size());
+  });
+  return most;
+}
+
+/// Makes the instances of `g` (see Function::generic). Its `Array(T)`
+/// parameters that the body does not subscript share one rank r, 1 to
+/// kMaxGenericRank: like one type variable, they keep the instances (and
+/// the C++ compile time) to four whatever their number, where every
+/// combination would be 4^n; an operand meant to broadcast from a lower
+/// rank says so with its own rank (`b: Array(T, 1)`). Each r is typed on a
+/// copy of the body with its diagnostics held; those that type-check are
+/// kept, named g__rank<r>. When none does, the user sees the errors of
+/// rank 1 (with the subscripted parameters at their ranks), not one copy
+/// per rank.
+void instantiate(Module& m, Function& g, Diagnostics& diag, RankInstances& instances) {
+  // The rank of each rank-less parameter in an instance: k for one the
+  // body subscripts x[i, j] (k subscripts), else the instance's rank r,
+  // shared by all such parameters.
+  std::vector<size_t> pinned(g.params.size(), 0);
+  bool shared = false;
+  for (size_t i = 0; i < g.params.size(); ++i) {
+    if (!g.params[i].anyRank) continue;
+    const size_t k = elementSubscripts(*g.body, g.params[i].name);
+    pinned[i] = k <= kMaxGenericRank ? k : 0;
+    shared |= pinned[i] == 0;
+  }
+  std::vector<Function*>& made = instances[g.name];
+  std::vector<Diagnostics::Held> naturalErrors;
+  bool reported = false;
+  // Rank 1 first: the natural one, whose errors the user sees if no rank fits.
+  for (int r = 1; r <= (shared ? kMaxGenericRank : 1); ++r) {
+    auto inst = std::make_unique<Function>();
+    inst->name = g.name + "__rank" + std::to_string(r);
+    while (m.find(inst->name)) inst->name += "_";
+    inst->params = g.params;
+    for (size_t i = 0; i < g.params.size(); ++i)
+      if (g.params[i].anyRank)
+        inst->params[i].type = Type::array(g.params[i].type.elem(), pinned[i] ? static_cast<int>(pinned[i]) : r);
+    inst->generic = g.name;
+    inst->loc = g.loc;
+    inst->returnType = g.returnType;
+    inst->inferReturn = g.inferReturn;
+    inst->returnAnyRank = g.returnAnyRank;
+    inst->body = cloneBlock(*g.body);
+    Function* f = inst.get();
+    // In the module (and the list) while it is typed: it may call itself.
+    m.functions.push_back(std::move(inst));
+    made.push_back(f);
+    std::vector<Diagnostics::Held> held;
+    diag.beginCapture(held);
+    bool ok = typeFunction(m, *f, diag, instances);
+    diag.endCapture();
+    if (ok) {
+      if (!reported) diag.replay(held);  // its warnings, once
+      reported = true;
+      continue;
+    }
+    made.pop_back();
+    m.functions.pop_back();
+    if (r == 1) naturalErrors = std::move(held);
+  }
+  if (made.size() == 1) {
+    // One rank fits (x[i, j] asks for 2-D): an ordinary function of that
+    // rank, under its own name (as if the annotation had said it).
+    Function& only = *made[0];
+    struct RenameCalls : Mutator {
+      using Mutator::mutate;
+      std::string from, to;
+      ExprPtr mutate(ExprPtr e) override {
+        if (auto* c = dyn_cast<Call>(e.get()); c && c->callee == from) c->callee = to;
+        mutateChildren(*e);
+        return e;
+      }
+    } rename;
+    rename.from = only.name;
+    rename.to = g.name;
+    rename.mutate(static_cast<Stmt&>(*only.body));
+    only.name = g.name;
+    only.generic.clear();
+    for (Param& p : only.params) p.anyRank = false;
+    only.returnAnyRank = false;
+  }
+  if (!made.empty()) return;
+  diag.replay(naturalErrors);
+}
+
 bool analyzeModule(Module& m, Diagnostics& diag) {
   unsigned before = diag.errorCount();
   checkSignatures(m, diag);
@@ -1724,11 +1959,23 @@ bool analyzeModule(Module& m, Diagnostics& diag) {
   }
   if (diag.errorCount() != before) return false;
   // Callees first: a call's type is its callee's return type, which may
-  // be inferred.
+  // be inferred, and a call of a rank-generic function needs its instances.
+  RankInstances instances;
   for (Function* f : calleesFirst(m, diag)) {
-    FunctionTyper(m, *f, diag).run();
-    if (f->inferReturn && containsHeap(f->returnType))
-      diag.error(f->loc, "'" + f->name + "' returns a " + f->returnType.str() + ", which has no Python equivalent; return a List");
+    if (isRankGeneric(*f)) instantiate(m, *f, diag, instances);
+    else typeFunction(m, *f, diag, instances);
+  }
+  // Each generic function is replaced by its instances (appended as they
+  // were typed), where it was.
+  std::vector<std::unique_ptr<Function>> all = std::move(m.functions);
+  std::map<const Function*, std::unique_ptr<Function>*> slot;
+  for (auto& f : all) slot[f.get()] = &f;
+  m.functions.clear();
+  for (auto& f : all) {
+    if (!f) continue;  // an instance, already in place
+    if (!isRankGeneric(*f)) m.functions.push_back(std::move(f));
+    else
+      for (Function* inst : instances[f->name]) m.functions.push_back(std::move(*slot[inst]));
   }
   return diag.errorCount() == before;
 }

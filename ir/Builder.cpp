@@ -108,4 +108,69 @@ ExprPtr cloneExpr(const Expr& e) {
   return out;
 }
 
+BlockPtr cloneBlock(const Block& b) {
+  auto out = std::make_unique<Block>(b.loc);
+  for (auto& s : b.stmts) out->stmts.push_back(cloneStmt(*s));
+  return out;
+}
+
+StmtPtr cloneStmt(const Stmt& s) {
+  auto blockOrNull = [](const BlockPtr& b) { return b ? cloneBlock(*b) : nullptr; };
+  switch (s.kind) {
+    case StmtKind::Block: return cloneBlock(cast<Block>(s));
+    case StmtKind::Assign: {
+      auto& a = cast<Assign>(s);
+      auto n = std::make_unique<Assign>(s.loc);
+      n->targets = copyAll(a.targets);
+      n->value = copyOrNull(a.value);
+      n->declared = a.declared;
+      n->augmented = a.augmented;
+      return n;
+    }
+    case StmtKind::ExprStmt: return std::make_unique<ExprStmt>(s.loc, cloneExpr(*cast<ExprStmt>(s).expr));
+    case StmtKind::If: {
+      auto& i = cast<If>(s);
+      auto n = std::make_unique<If>(s.loc);
+      n->cond = cloneExpr(*i.cond);
+      n->thenBody = blockOrNull(i.thenBody);
+      n->elseBody = blockOrNull(i.elseBody);
+      n->rareElse = i.rareElse;
+      return n;
+    }
+    case StmtKind::While: {
+      auto& w = cast<While>(s);
+      auto n = std::make_unique<While>(s.loc);
+      n->cond = cloneExpr(*w.cond);
+      n->body = blockOrNull(w.body);
+      return n;
+    }
+    case StmtKind::For: {
+      auto& f = cast<For>(s);
+      auto n = std::make_unique<For>(s.loc);
+      n->var = f.var;
+      n->varLoc = f.varLoc;
+      n->isRange = f.isRange;
+      n->start = copyOrNull(f.start);
+      n->stop = copyOrNull(f.stop);
+      n->step = copyOrNull(f.step);
+      n->iterable = copyOrNull(f.iterable);
+      n->parallel = f.parallel;
+      n->independent = f.independent;
+      n->body = blockOrNull(f.body);
+      return n;
+    }
+    case StmtKind::Break: return std::make_unique<Break>(s.loc);
+    case StmtKind::Continue: return std::make_unique<Continue>(s.loc);
+    case StmtKind::Return: return std::make_unique<Return>(s.loc, copyOrNull(cast<Return>(s).value));
+    case StmtKind::Pass: return std::make_unique<Pass>(s.loc);
+    case StmtKind::Task: {
+      auto& t = cast<Task>(s);
+      auto n = std::make_unique<Task>(s.loc, t.taskKind);
+      n->body = blockOrNull(t.body);
+      return n;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace pydd

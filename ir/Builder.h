@@ -97,5 +97,9 @@ namespace pydd {
 
 /// A deep copy of an expression, types and locations included.
 ExprPtr cloneExpr(const Expr& e);
+/// A deep copy of a statement or a block (each instance of a rank-generic
+/// function is typed on its own copy of the body).
+StmtPtr cloneStmt(const Stmt& s);
+BlockPtr cloneBlock(const Block& b);
 
 }  // namespace pydd

@@ -285,6 +285,10 @@ struct Param {
   /// A default value, as Python literal text ("3", "-0.5", "True"); empty
   /// when the parameter is required. Only constants of a scalar parameter.
   std::string defaultValue;
+  /// Annotated `Array(T)` without a rank: the function is compiled once per
+  /// rank its body supports (Function::generic), and Python calls dispatch
+  /// on the argument's ndim.
+  bool anyRank = false;
 };
 
 struct Local {
@@ -301,12 +305,23 @@ struct Function {
   /// No return annotation: sema infers the return type from the values
   /// returned (none: the function returns nothing).
   bool inferReturn = false;
+  /// The return annotation is `Array(T)` without a rank: each instance
+  /// returns the rank its body computes.
+  bool returnAnyRank = false;
+  /// An instance of a function with `Array(T)` parameters (Param::anyRank)
+  /// for one combination of ranks: the name written in the source, which
+  /// the instances share (Python dispatches on ndim between them; C++
+  /// overloads them); `name` is the instance's own, unique in the module.
+  std::string generic;
   BlockPtr body;
   /// Every variable that is not a parameter, in order of first definition
   /// (filled by sema).
   std::vector<Local> locals;
 
   const Type* lookup(const std::string& var) const;
+  /// The name the source gives it (shared by the instances of a generic
+  /// function).
+  const std::string& sourceName() const { return generic.empty() ? name : generic; }
 };
 
 struct Module {

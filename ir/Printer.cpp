@@ -42,15 +42,8 @@ class Printer {
   }
 
   void function(const Function& f) {
-    out += "def " + f.name + "(";
-    for (size_t i = 0; i < f.params.size(); ++i) {
-      if (i) out += ", ";
-      out += f.params[i].name + ": " + f.params[i].type.str();
-      if (!f.params[i].defaultValue.empty()) out += " = " + f.params[i].defaultValue;
-    }
-    out += ")";
-    if (!f.returnType.isVoid()) out += " -> " + f.returnType.str();
-    out += ":\n";
+    if (!f.generic.empty()) out += "# " + describeInstance(f) + "\n";
+    out += "def " + printSignature(f, false) + ":\n";
     for (auto& l : f.locals) out += "    " + l.name + ": " + l.type.str() + "\n";
     block(*f.body, 1);
   }
@@ -363,6 +356,32 @@ std::string printFunction(const Function& f) {
   Printer p;
   p.function(f);
   return p.out;
+}
+
+std::string printSignature(const Function& f, bool asWritten) {
+  auto typeOf = [&](const Type& t, bool anyRank) {
+    return asWritten && anyRank ? Type::array(t.elem(), 0).str() : t.str();
+  };
+  std::string s = (asWritten ? f.sourceName() : f.name) + "(";
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    const Param& p = f.params[i];
+    s += (i ? ", " : "") + p.name + ": " + typeOf(p.type, p.anyRank);
+    if (!p.defaultValue.empty()) s += " = " + p.defaultValue;
+  }
+  s += ")";
+  // An instance's inferred result may differ between instances: the
+  // generic function has no return annotation.
+  const bool inferred = asWritten && !f.generic.empty() && f.inferReturn && !f.returnAnyRank;
+  if (!f.returnType.isVoid() && !inferred) s += " -> " + typeOf(f.returnType, f.returnAnyRank);
+  return s;
+}
+
+std::string describeInstance(const Function& f) {
+  std::string s = printSignature(f, true) + " for ";
+  bool first = true;
+  for (auto& p : f.params)
+    if (p.anyRank) s += (first ? "" : ", ") + p.name + ": " + p.type.str(), first = false;
+  return s;
 }
 
 std::string printModule(const Module& m) {

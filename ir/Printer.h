@@ -15,6 +15,13 @@ namespace pydd {
 std::string printModule(const Module& m);
 std::string printFunction(const Function& f);
 std::string printExpr(const Expr& e);
+/// `name(x: T, n: int64 = 3) -> R`. With `asWritten`, an instance of a
+/// rank-generic function shows the source's name and rank-less
+/// `Array(T)`s (as help() does in Python).
+std::string printSignature(const Function& f, bool asWritten);
+/// For an instance of a rank-generic function: `f(x: Array(float64)) for
+/// x: Array(float64, 2)`.
+std::string describeInstance(const Function& f);
 
 /// The shortest decimal text that reads back as exactly `v`, always with a
 /// '.' or an exponent so that it stays a float literal.

@@ -59,7 +59,7 @@ std::string Type::str() const {
     case Kind::String: return "str";
     case Kind::Scalar: return scalarName(Elem);
     case Kind::Array:
-      return std::string("Array(") + scalarName(Elem) + ", " + std::to_string(Rank) + ")";
+      return std::string("Array(") + scalarName(Elem) + (Rank ? ", " + std::to_string(Rank) : "") + ")";
     case Kind::Sparse: return std::string("SparseMat(") + scalarName(Elem) + ")";
     case Kind::List:
     case Kind::Dict:

@@ -32,6 +32,9 @@ class Type {
   static Type int64() { return scalar(ScalarKind::Int64); }
   static Type float32() { return scalar(ScalarKind::Float32); }
   static Type float64() { return scalar(ScalarKind::Float64); }
+  /// `rank` 0 is `Array(T)` written without a rank in a signature: any
+  /// rank, until sema instantiates the function for the ranks its body
+  /// supports (no type after sema has rank 0).
   static Type array(ScalarKind elem, int rank) {
     Type t(Kind::Array);
     t.Elem = elem;
@@ -103,6 +106,8 @@ class Type {
   /// sparse matrix.
   ScalarKind elem() const { return Elem; }
   int rank() const { return Rank; }
+  /// `Array(T)` of a signature, before sema gives it a rank.
+  bool isAnyRankArray() const { return K == Kind::Array && Rank == 0; }
   /// Tuple members; List: {element}; Dict: {key, value}; Heap: {key} or
   /// {key, value}.
   const std::vector<Type>& elems() const { return Elems; }

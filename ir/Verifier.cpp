@@ -74,6 +74,10 @@ class Checker : public Visitor {
 std::string verifyFunction(const Module& m, const Function& f) {
   Checker checker(m, f);
   if (!f.body) return f.name + ": no body";
+  // Sema gives every rank-less Array(T) a rank (one per instance).
+  for (auto& p : f.params)
+    if (p.type.isAnyRankArray()) return f.name + ": parameter '" + p.name + "' has no rank";
+  if (f.returnType.isAnyRankArray()) return f.name + ": the result has no rank";
   checker.visit(*f.body);
   return checker.problem;
 }

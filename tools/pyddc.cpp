@@ -1,7 +1,9 @@
 // pyddc: compiles an Intrepydd (.pydd) file to a Python extension module or
 // a C++ library. This file only wires the stages together.
 
+#include <set>
 #include <string>
+#include <tuple>
 
 #include "codegen/BuildCache.h"
 #include "codegen/CppEmitter.h"
@@ -130,7 +132,11 @@ int main(int argc, char** argv) {
   // How pfor loops and tasks run in parallel, on the optimized IR (the code
   // that is emitted); its warnings and errors are the user's.
   pydd::ParallelPlan parallel = pydd::planParallelism(*m, BoundsCheck);
+  // The instances of a rank-generic function share their source: each
+  // finding is shown once.
+  std::set<std::tuple<uint32_t, uint32_t, std::string>> shown;
   for (auto& finding : parallel.findings) {
+    if (!shown.insert({finding.loc.line, finding.loc.col, finding.message}).second) continue;
     if (finding.error) diag.error(finding.loc, finding.message);
     else diag.warning(finding.loc, finding.message);
   }

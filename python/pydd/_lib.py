@@ -71,19 +71,20 @@ def _type_name(t):
 
 
 class ArrayType:
-    """The annotation ``Array(dtype, ndim)``: a C-contiguous ndarray of that
-    element type and rank."""
+    """The annotation ``Array(dtype, ndim)``: an ndarray of that element type
+    and rank. ``Array(dtype)`` leaves the rank open (``ndim`` is None): pyddc
+    compiles the kernel for the ranks its body supports."""
 
     __slots__ = ("dtype", "ndim")
 
-    def __init__(self, dtype, ndim=1):
-        if not isinstance(ndim, builtins.int) or isinstance(ndim, builtins.bool) or ndim < 1:
+    def __init__(self, dtype, ndim=None):
+        if ndim is not None and (not isinstance(ndim, builtins.int) or isinstance(ndim, builtins.bool) or ndim < 1):
             raise TypeError(f"Array rank must be a positive int, not {ndim!r}")
         self.dtype = _dtype(dtype)
         self.ndim = ndim
 
     def __repr__(self):
-        return f"Array({self.dtype.name}, {self.ndim})"
+        return f"Array({self.dtype.name})" if self.ndim is None else f"Array({self.dtype.name}, {self.ndim})"
 
     def __eq__(self, other):
         return isinstance(other, ArrayType) and (self.dtype, self.ndim) == (other.dtype, other.ndim)
@@ -93,14 +94,17 @@ class ArrayType:
 
     def accepts(self, value):
         """True if ``value`` is what a compiled kernel takes for this parameter:
-        an ndarray of this dtype and rank, any strides (views are taken as they
-        are) as long as every stride is a whole number of elements."""
-        return (isinstance(value, np.ndarray) and value.dtype == self.dtype and value.ndim == self.ndim
+        an ndarray of this dtype and rank (any rank for ``Array(dtype)``), any
+        strides (views are taken as they are) as long as every stride is a
+        whole number of elements."""
+        return (isinstance(value, np.ndarray) and value.dtype == self.dtype
+                and (self.ndim is None or value.ndim == self.ndim)
                 and all(s % value.itemsize == 0 for s in value.strides))
 
 
-def Array(dtype, ndim=1):
-    """``Array(float64, 2)``: the type annotation for a 2-D float64 array."""
+def Array(dtype, ndim=None):
+    """``Array(float64, 2)``: the type annotation for a 2-D float64 array;
+    ``Array(float64)``: of any rank."""
     return ArrayType(dtype, ndim)
 
 

@@ -16,12 +16,14 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <memory>
 #include <new>
 #include <string>
@@ -236,6 +238,9 @@ struct FunctionInfo {
   std::vector<char> holds;           // parameter i's raw value holds buffers to free
   size_t arg_bytes = 0, result_bytes = 0;
   bool result_holds = false;
+  /// On the entry of a rank-generic function (abi.h): every instance, this
+  /// one first; empty for an ordinary function.
+  std::vector<const FunctionInfo*> instances;
 };
 
 constexpr const char* kBufferCapsule = "pydd.Buffer";
@@ -1006,6 +1011,64 @@ struct ResultRelease {
   }
 };
 
+/// The ndim of an ndarray argument, or -1.
+int ndim_of(PyObject* obj) {
+  return py::isinstance<py::array>(obj) ? static_cast<int>(py::reinterpret_borrow<py::array>(obj).ndim()) : -1;
+}
+
+/// The instance of a rank-generic function whose ranks are the ndims of
+/// the bound arguments, at the parameters where the instances' ranks
+/// differ. Otherwise a TypeError names the first such parameter whose
+/// argument no instance takes, or else the combination.
+const FunctionInfo& instance_for(const FunctionInfo& entry, PyObject* const* bound) {
+  const int n = entry.desc->num_params;
+  std::vector<int> varying;
+  for (int j = 0; j < n; ++j)
+    for (const FunctionInfo* inst : entry.instances)
+      if (inst->desc->params[j].type.rank != entry.desc->params[j].type.rank) {
+        varying.push_back(j);
+        break;
+      }
+  for (const FunctionInfo* inst : entry.instances) {
+    bool match = true;
+    for (int j : varying) match = match && ndim_of(bound[j]) == inst->desc->params[j].type.rank;
+    if (match) return *inst;
+  }
+  auto dimensions = [](int nd) { return std::to_string(nd) + (nd == 1 ? " dimension" : " dimensions"); };
+  std::string given, accepted;
+  for (int j : varying) {
+    std::vector<int> ranks;
+    for (const FunctionInfo* inst : entry.instances) {
+      const int r = inst->desc->params[j].type.rank;
+      if (std::find(ranks.begin(), ranks.end(), r) == ranks.end()) ranks.push_back(r);
+    }
+    std::sort(ranks.begin(), ranks.end());
+    PyObject* obj = bound[j];
+    const int nd = ndim_of(obj);
+    if (std::find(ranks.begin(), ranks.end(), nd) == ranks.end()) {
+      std::string list;
+      for (size_t k = 0; k < ranks.size(); ++k)
+        list += (k == 0 ? "" : k + 1 == ranks.size() ? " or " : ", ") + std::to_string(ranks[k]);
+      const pabi::TypeDesc& t = entry.desc->params[j].type;
+      const std::string got = nd < 0 ? type_name(obj)
+                                     : "numpy.ndarray of " + object_str(py::reinterpret_borrow<py::array>(obj).dtype().ptr()) +
+                                           " with " + dimensions(nd);
+      throw_type_error(Where{entry, j}.str() + " expects a numpy.ndarray of " + dtype_name(t.dtype) + " with " + list +
+                       " dimensions, got " + got);
+    }
+    given += (given.empty() ? "" : ", ") + std::string(entry.desc->params[j].name) + ": " + dimensions(nd);
+  }
+  for (const FunctionInfo* inst : entry.instances) {
+    std::string one;
+    for (int j : varying) one += (one.empty() ? "" : ", ") + std::to_string(inst->desc->params[j].type.rank);
+    accepted += (accepted.empty() ? "(" : ", (") + one + ")";
+  }
+  throw_type_error(entry.name + "() does not take arrays of these ranks together (" + given +
+                   "); it takes these numbers of dimensions: " + accepted);
+}
+
+py::object run(const FunctionInfo& fi, PyObject* const* bound);
+
 py::object call(const FunctionInfo& fi, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   const pabi::FunctionDesc& f = *fi.desc;
   const int n = f.num_params;
@@ -1043,7 +1106,13 @@ py::object call(const FunctionInfo& fi, PyObject* const* args, Py_ssize_t nargs,
     else missing.push_back(j);
   }
   if (!missing.empty()) throw_missing(fi, missing);
+  return run(fi.instances.empty() ? fi : instance_for(fi, bound.data()), bound.data());
+}
 
+/// Converts the bound arguments, calls the kernel and converts its result.
+py::object run(const FunctionInfo& fi, PyObject* const* bound) {
+  const pabi::FunctionDesc& f = *fi.desc;
+  const int n = f.num_params;
   // Convert into per-call storage: concurrent calls share nothing.
   SmallBuffer<uint64_t, 160> storage((fi.arg_bytes + 7) / 8);
   char* bytes = reinterpret_cast<char*>(storage.data());
@@ -1059,7 +1128,7 @@ py::object call(const FunctionInfo& fi, PyObject* const* args, Py_ssize_t nargs,
       std::memset(slot, 0, raw_size(p.type));
       release_args.count = j + 1;
     }
-    from_python(p.type, bound[static_cast<size_t>(j)], slot, Where{fi, j}, p.written,
+    from_python(p.type, bound[j], slot, Where{fi, j}, p.written,
                 fi.has_arrays ? &arrays[static_cast<size_t>(j)] : nullptr, state);
   }
 
@@ -1236,10 +1305,14 @@ extern "C" __attribute__((visibility("default"))) PyObject* pydd_make_module(con
     table->functions = new FunctionInfo*[static_cast<size_t>(desc->num_functions > 0 ? desc->num_functions : 1)]();
     py::module_ m = py::module_::create_extension_module(desc->name, nullptr, &table->def);
     py::str module_name(desc->name);
+    std::map<std::string, FunctionInfo*> entries;
     for (int32_t i = 0; i < desc->num_functions; ++i) {
       const pabi::FunctionDesc& f = desc->functions[i];
       auto* info = new FunctionInfo();
       table->functions[i] = info;
+      // A later instance of a rank-generic function joins the first, which
+      // alone becomes the Python function.
+      FunctionInfo*& first = entries[f.name];
       info->desc = &f;
       info->name = f.name;
       for (int32_t j = 0; j < f.num_params; ++j) {
@@ -1255,6 +1328,14 @@ extern "C" __attribute__((visibility("default"))) PyObject* pydd_make_module(con
       }
       info->result_bytes = raw_size(f.result);
       info->result_holds = holds_resources(f.result);
+      if (first) {
+        if (first->desc->num_params != f.num_params)
+          throw std::runtime_error(std::string("instances of ") + f.name + " differ in their parameters");
+        if (first->instances.empty()) first->instances.push_back(first);
+        first->instances.push_back(info);
+        continue;
+      }
+      first = info;
       const bool by_index = static_cast<size_t>(i) < kEntryPoints;
       py::object self = m;
       if (!by_index) {

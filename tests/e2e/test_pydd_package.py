@@ -43,8 +43,9 @@ def test_star_exports():
 def test_array_annotation():
     from pydd import Array, float64, int32
     assert repr(Array(float64, 2)) == "Array(float64, 2)"
-    assert repr(Array(int32)) == "Array(int32, 1)"
-    assert Array(float64) == Array(float64, 1) == Array(float64(), 1)
+    assert repr(Array(int32)) == "Array(int32)"  # any rank
+    assert Array(float64) == Array(float64()) != Array(float64, 1) == Array(float64(), 1)
+    assert Array(float64).accepts(np.zeros((2, 2, 2))) and not Array(float64).accepts(np.zeros(2, np.int32))
     assert Array(float64, 2) != Array(float64, 3)
     assert Array(float64, 2) != Array(int32, 2)
     assert len({Array(int32, 2), Array(int32, 2)}) == 1

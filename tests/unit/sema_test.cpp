@@ -582,7 +582,7 @@ TEST(Errors, ReturnValueAndSignatureDisagree) {
   expectError("def f() -> None:\n    return 1.5\n", 2, 12,
               "'f' is declared '-> None' but returns a value; declare '-> float64' (or leave the return type out to infer it)");
   accept("def f():\n    return 1.5\n");  // the return type is inferred
-  expectError("def f(A: Array(float64)) -> Array(float64, 2):\n    return A\n", 2, 12,
+  expectError("def f(A: Array(float64, 1)) -> Array(float64, 2):\n    return A\n", 2, 12,
               "expected Array(float64, 2) for the return value of 'f', got Array(float64, 1)");
 }
 
@@ -590,7 +590,7 @@ TEST(Errors, WrongNumberOfIndices) {
   // A[0] of a 2-D array is a row view, which a float64 cannot hold.
   expectError("def f(A: Array(float64, 2)) -> float64:\n    return A[0]\n", 2, 12,
               "expected float64 for the return value of 'f', got Array(float64, 1)");
-  expectError("def f(A: Array(float64)) -> float64:\n    return A[0, 1]\n", 2, 12,
+  expectError("def f(A: Array(float64, 1)) -> float64:\n    return A[0, 1]\n", 2, 12,
               "too many indices for array: array is 1-dimensional, but 2 were indexed");
 }
 

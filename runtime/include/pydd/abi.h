@@ -24,7 +24,7 @@
 namespace pydd::abi {
 
 /// Bumped whenever any struct below or a raw representation changes.
-inline constexpr int kVersion = 5;
+inline constexpr int kVersion = 6;
 
 enum class Dtype : int32_t { Bool, Int32, Int64, Float32, Float64 };
 enum class Kind : int32_t { Void, Scalar, Array, List, Dict, Tuple, Sparse };
@@ -109,6 +109,9 @@ struct RawDict {
 /// result it had partly built is still released by the caller.
 using Thunk = void (*)(void* const* args, void* result);
 
+/// Entries that share a name are the instances of one rank-generic function
+/// (`Array(T)` parameters without a rank), one per combination of ranks:
+/// Python sees one function that picks the instance by the arguments' ndim.
 struct FunctionDesc {
   const char* name;
   const char* signature;  // pydd source form, shown in help() and errors
