@@ -73,6 +73,21 @@ def test_row_folds(build, opt):
     same(comp.row_sums_f32, ref.row_sums_f32, a, normal(10000).astype(np.float32))
 
 
+def test_forward_substitution(build, opt):
+    """Arrays that only the next statement reads, computed inside it."""
+    comp, ref = build("optimizer", opt)
+    vecs = normal(6, 5)
+    for X, k in ((normal(4, 5), 2), (normal(0, 5), 0), (normal(4, 5), 6), (normal(4, 1), -1), (normal(4, 3), 1)):
+        same(comp.subst_distances, ref.subst_distances, X, vecs, k)  # 6: IndexError; (4, 3): ValueError
+    for n in (0, 1, 4):
+        same(comp.subst_in_loop, ref.subst_in_loop, normal(7), n)
+    xs = [1, 2, 3]
+    for a, b, k in ((normal(3), normal(3), 1), (normal(3), normal(3), 5), (normal(3), normal(2), 5)):
+        same(comp.subst_error_order, ref.subst_error_order, a, b, xs, k)  # ValueError before IndexError
+    for a, b, c in ((normal(3), normal(3), normal(3)), (normal(3), normal(2), normal(4)), (normal(3), normal(3), normal(4))):
+        same(comp.subst_first_error, ref.subst_first_error, a, b, c)
+
+
 def test_folded_truth_values(build, opt):
     comp, ref = build("optimizer", opt)
     zeros, ones = np.zeros(1000), np.ones(1000)
