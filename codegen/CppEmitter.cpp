@@ -756,7 +756,7 @@ class FunctionEmitter {
     std::string loopVar = var(f.var);
     line(depth, "{");
     auto* sparse = dyn_cast<Call>(f.iterable.get());
-    if (sparse && sparse->library && (sparse->callee == "row" || sparse->callee == "nonzeros"))
+    if (sparse && sparse->library && sparse->library->yieldsEntries)
       return sparseLoop(*sparse, *f.body, loopVar, depth);
     // Ctrl-C is seen at the back edges of outer loops (see pydd::Interrupt).
     const bool inPeriodicCheck = InPeriodicCheck;  // this loop's own check is periodic or not
@@ -880,7 +880,7 @@ class FunctionEmitter {
         bool loop = false;
         if (auto* f = dyn_cast<For>(st.get())) {
           auto* c = dyn_cast<Call>(f->iterable.get());
-          bool rowLoop = c && c->library && c->callee == "row";
+          bool rowLoop = c && c->library && c->library->yieldsEntries && c->library->sparseAccess == SparseAccess::Rows;
           if (inLoop || f->parallel || containsLoop(*f->body) || !(f->isRange || rowLoop)) {
             ok = false;
             return;
@@ -961,6 +961,7 @@ class FunctionEmitter {
   /// row loop, 10^6 entries).
   void sparseLoop(const Call& c, const Block& body, const std::string& loopVar, int depth) {
     std::string s = temp("spm"), a = temp("csr"), k = temp("k"), r = temp("r"), end = temp("end");
+    const bool byRow = c.library->sparseAccess == SparseAccess::Rows;  // one row's entries, else all of them
     // A variable the body does not assign is borrowed: a copy would cost an
     // atomic reference count up and down per loop (per row, in a row loop).
     bool borrow = false;
@@ -969,8 +970,8 @@ class FunctionEmitter {
     }
     line(depth + 1, std::string(borrow ? "[[maybe_unused]] const auto& " : "[[maybe_unused]] const auto ") + s + " = " + expr(*c.args[0]) + ";");
     auto* matrix = dyn_cast<VarRef>(c.args[0].get());
-    const bool hoisted = c.callee == "row" && matrix && matrix->name == HoistedRows.matrix;
-    if (c.callee == "row") {
+    const bool hoisted = byRow && matrix && matrix->name == HoistedRows.matrix;
+    if (byRow) {
       auto* row = dyn_cast<VarRef>(c.args[1].get());
       if (hoisted && row && row->name == HoistedRows.rowInRange)
         line(depth + 1, "const int64_t " + r + " = " + expr(*c.args[1]) + ";  // in [0, rows): the loop's range");
@@ -982,9 +983,9 @@ class FunctionEmitter {
       std::vector<std::string> header;
       const int d = hoisted ? depth + 1 : depth + 2;  // (not inside a width test)
       header.push_back(std::string(hoisted ? "const auto& " : "const auto ") + a + " = " + csr + ";");
-      if (c.callee == "row" && InPeriodicCheck && !containsLoop(body))
+      if (byRow && InPeriodicCheck && !containsLoop(body))
         header.push_back(longLoopCheck("int64_t(" + a + ".p[" + r + " + 1] - " + a + ".p[" + r + "]) >= pydd::kInterruptLongLoop"));
-      if (c.callee == "row") {
+      if (byRow) {
         header.push_back("for (int64_t " + k + " = " + a + ".p[" + r + "], " + end + " = " + a + ".p[" + r + " + 1]; " +
                          k + " < " + end + "; ++" + k + ") {");
         header.push_back("  " + loopVar + " = " + tuple + "{pydd::detail::sp_column(" + a + ".c[" + k + "], " + a + ".n), " + a + ".v[" + k + "]};");
@@ -1037,7 +1038,9 @@ class FunctionEmitter {
     std::function<void(const Block&)> onBlock = [&](const Block& b) {
       for (auto& st : b.stmts) {
         if (auto* inner = dyn_cast<For>(st.get()))
-          if (auto* c = dyn_cast<Call>(inner->iterable.get()); c && c->library && c->callee == "row" && isa<VarRef>(*c->args[0]))
+          if (auto* c = dyn_cast<Call>(inner->iterable.get());
+              c && c->library && c->library->yieldsEntries && c->library->sparseAccess == SparseAccess::Rows &&
+              isa<VarRef>(*c->args[0]))
             ++rowUses;
         forEachPart(*st, onExpr, onBlock);
       }

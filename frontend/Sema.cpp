@@ -1659,7 +1659,7 @@ class FunctionTyper {
           for (size_t i = 0; i < c.args.size(); ++i)
             c.args[i] = convertForAssignment(std::move(c.args[i]), callee->params[i].type,
                                              "argument '" + callee->params[i].name + "' of " + c.callee + "()");
-        } else if (c.target == CallTarget::Library && (c.callee == "row" || c.callee == "nonzeros") &&
+        } else if (c.target == CallTarget::Library && c.library->yieldsEntries &&
                    &c != IterationSource) {
           Diag.error(c.loc, (c.callee == "row" ? std::string("S.row(i)") : std::string("S.nonzeros()")) +
                                 " can only be the iterable of a for loop");

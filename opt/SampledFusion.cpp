@@ -34,7 +34,9 @@ class Sampler {
   /// leaves a variable holding the result in `slot`.
   bool sample(ExprPtr& slot, std::vector<StmtPtr>& out) {
     auto* call = dyn_cast<Call>(slot.get());
-    if (!call || call->target != CallTarget::Library || !call->library->keepsSparseStructure || call->args.size() != 2)
+    // The consumer reaches S entry by entry: so can the sampled loop.
+    if (!call || call->target != CallTarget::Library || !call->library->keepsSparseStructure ||
+        call->library->sparseAccess != SparseAccess::NonZeros || call->args.size() != 2)
       return false;
     if (call->args[0]->type.isSparse() && call->args[1]->type.isSparse()) return mask(*call, slot, out);
     const int sparseArg = call->args[0]->type.isSparse() ? 0 : 1;
@@ -133,7 +135,8 @@ class Sampler {
     loop->var = t;
     loop->varLoc = Loc;
     loop->isRange = false;
-    loop->iterable = build::libraryCall(Loc, lookupLibraryFunction("nonzeros"), "nonzeros", args(var(S, sparseType)),
+    const LibraryFunction* entries = entryIterator(SparseAccess::NonZeros);
+    loop->iterable = build::libraryCall(Loc, entries, entries->name, args(var(S, sparseType)),
                                         Type::list(entryType));
     loop->body = build::block(Loc, std::move(body));
 

@@ -16,9 +16,9 @@ namespace {
 /// loops.
 std::vector<bool> sparseIndexParts(const For& loop) {
   auto* c = dyn_cast<Call>(loop.iterable.get());
-  if (loop.isRange || !c || c->target != CallTarget::Library) return {};
-  if (c->callee == "row") return {true, false};
-  if (c->callee == "nonzeros") return {true, true, false};
+  if (loop.isRange || !c || c->target != CallTarget::Library || !c->library->yieldsEntries) return {};
+  if (c->library->sparseAccess == SparseAccess::Rows) return {true, false};
+  if (c->library->sparseAccess == SparseAccess::NonZeros) return {true, true, false};
   return {};
 }
 

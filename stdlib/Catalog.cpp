@@ -143,6 +143,12 @@ const LibraryFunction* lookupLibraryFunction(llvm::StringRef name) {
   return it == index.end() ? nullptr : it->second;
 }
 
+const LibraryFunction* entryIterator(SparseAccess access) {
+  for (auto& f : libraryFunctions())
+    if (f.yieldsEntries && f.sparseAccess == access) return &f;
+  return nullptr;
+}
+
 const LibraryFunction* lookupNumpyFunction(llvm::StringRef name) {
   static const llvm::StringMap<const LibraryFunction*> index = [] {
     llvm::StringMap<const LibraryFunction*> m;

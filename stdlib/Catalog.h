@@ -71,6 +71,12 @@ struct FoldRule {
   std::optional<ScalarKind> accumulator = std::nullopt;
 };
 
+/// How a catalog function reaches the stored entries of its SparseMat
+/// operands: row by row, each row's entries in column order (S.row(i),
+/// spmv); every entry in CSR order (S.nonzeros(), multiply, a map of the
+/// values); or not at all (None: shape queries, construction).
+enum class SparseAccess : uint8_t { None, Rows, NonZeros };
+
 struct LibraryFunction {
   const char* name = "";
   LibraryCategory category = LibraryCategory::Query;
@@ -122,6 +128,13 @@ struct LibraryFunction {
   /// SparseMat's structure (SciPy's multiply): the dense operand is needed
   /// only at the stored positions, which sampled fusion computes alone.
   bool keepsSparseStructure = false;
+  /// Sparse functions: how they read their SparseMat operands.
+  SparseAccess sparseAccess = SparseAccess::None;
+  /// A loop's iterable only (`for j, v in S.row(i)`): yields each entry it
+  /// reaches, in sparseAccess's order, as a tuple of the entry's indices
+  /// that order does not fix (a row's column; a row and a column) and its
+  /// value.
+  bool yieldsEntries = false;
   /// Products of 2-D arrays: the catalog function computing the product
   /// only at a SparseMat's stored positions, f(S, a, b), one value per
   /// entry in S's order (sampled fusion).
@@ -172,6 +185,10 @@ const std::vector<LibraryFunction>& libraryFunctions();
 ScalarKind elementComputeKind(const Call& call);
 /// The same for operands whose common kind is `operands`.
 ScalarKind elementComputeKind(const ElementRule& rule, ScalarKind operands);
+
+/// The catalog function a loop iterates to visit a SparseMat's entries in
+/// the given order (S.row(i) for Rows, S.nonzeros() for NonZeros).
+const LibraryFunction* entryIterator(SparseAccess access);
 
 /// C++ spelling of a scalar kind: bool, int32_t, int64_t, float, double.
 const char* cxxScalarType(ScalarKind s);

@@ -285,31 +285,49 @@ void addSparseFunctions(std::vector<LibraryFunction>& out) {
     set.writesArgs = 1;
     out.push_back(set);
   }
+  // How each function reaches the stored entries (SparseAccess), for the
+  // passes and the emitter: row by row or all of them in CSR order.
+  const auto access = [&](SparseAccess a) { out.back().sparseAccess = a; };
   out.push_back(entry("spm_with_values", C::Sparse, {"S", "values"}, 2,
                       "scipy.sparse.csr_matrix((values, S.indices, S.indptr), shape=S.shape)", withValuesType,
                       [](const Call&, llvm::ArrayRef<std::string> args) { return callText("pydd::spm_with_values", args); }));
+  access(SparseAccess::NonZeros);
   out.push_back(entry("sampled_matmul", C::Sparse, {"S", "a", "b"}, 3, "(a @ b)[S.nonzero()], computed only there",
                       sampledMatmulType,
                       [](const Call&, llvm::ArrayRef<std::string> args) { return callText("pydd::sampled_matmul", args); }));
+  access(SparseAccess::NonZeros);
   out.push_back(entry("masked_spmm", C::Sparse, {"M", "a", "b", "mask_first"}, 4,
                       "M.multiply(a @ b) (or (a @ b).multiply(M)), computed at M's entries", maskedSpmmType,
                       [](const Call&, llvm::ArrayRef<std::string> args) { return callText("pydd::masked_spmm", args); }));
+  access(SparseAccess::Rows);
   out.push_back(entry("spm_map", C::Sparse, {"S", "f"}, 2, "S with f applied to its stored values (SciPy's S.sqrt())",
                       spmMapType, emitSpmMap));
+  access(SparseAccess::NonZeros);
   out.push_back(entry("toarray", C::Sparse, {"S"}, 1, "S.toarray()", toArrayType, emitToArray));
+  access(SparseAccess::Rows);
   out.push_back(entry("nnz", C::Sparse, {"S"}, 1, "S.nnz", nnzType, emitNnz));
   out.push_back(entry("spm_add", C::Sparse, {"a", "b"}, 2, "a + b", spmAddType, emitTyped));
+  access(SparseAccess::Rows);
   LibraryFunction mul = entry("spm_mul", C::Sparse, {"a", "b"}, 2, "a.multiply(b)", spmMulType, emitTyped);
   mul.keepsSparseStructure = true;
+  mul.sparseAccess = SparseAccess::NonZeros;  // the result has one entry per stored entry at most
   out.push_back(mul);
   out.push_back(entry("spm_scale", C::Sparse, {"S", "x"}, 2, "S * x", spmScaleType, emitTyped));
+  access(SparseAccess::NonZeros);
   out.push_back(entry("spmv", C::Sparse, {"S", "x"}, 2, "S @ x", spmvType, emitTyped));
+  access(SparseAccess::Rows);
   LibraryFunction spmm = entry("spmm", C::Sparse, {"a", "b"}, 2, "a @ b", spmmType, emitTyped);
   spmm.masked = "masked_spmm";
+  spmm.sparseAccess = SparseAccess::Rows;
   out.push_back(spmm);
   out.push_back(entry("spmm_dense", C::Sparse, {"a", "b"}, 2, "a @ b (one dense)", spmmDenseType, emitTyped));
+  access(SparseAccess::Rows);
   out.push_back(entry("row", C::Sparse, {"S", "i"}, 2, "zip(S.indices[p:q], S.data[p:q])", rowType, emitIterationOnly));
+  access(SparseAccess::Rows);
+  out.back().yieldsEntries = true;
   out.push_back(entry("nonzeros", C::Sparse, {"S"}, 1, "(r, c, v) in CSR order", nonzerosType, emitIterationOnly));
+  access(SparseAccess::NonZeros);
+  out.back().yieldsEntries = true;
   // The original Intrepydd's: a diagonal matrix from a vector, and rows and
   // columns of a dense matrix (views) or a sparse one (dense copies).
   for (const char* name : {"spm_diags", "sparse_diags"})
