@@ -45,8 +45,8 @@ def main():
         proc = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, errors="replace")
     log = proc.stderr
     execs = sum(int(n) for n in re.findall(r"stat::number_of_executed_units:\s*(\d+)", log))
-    if not execs:  # -fork prints its own totals
-        m = re.findall(r"#(\d+)\s*(?:DONE|pulse|NEW|REDUCE|INITED)", log)
+    if not execs:  # -fork prints its own running total as "#N: cov: ..."
+        m = re.findall(r"#(\d+):?\s+(?:cov:|DONE|pulse|NEW|REDUCE|INITED)", log)
         execs = int(m[-1]) if m else 0
     print(f"libfuzzer: {execs} executions in {args.seconds} s, exit status {proc.returncode}")
     if proc.returncode != 0:
