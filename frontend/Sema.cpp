@@ -1851,12 +1851,49 @@ bool typeFunction(Module& m, Function& f, Diagnostics& diag, const RankInstances
   return diag.errorCount() == before;
 }
 
+/// Whether `e` is a mask by form: a comparison, a logical operator, or a
+/// variable in `masks`.
+bool isMaskForm(const Expr& e, const std::set<std::string>& masks) {
+  if (isa<Compare>(e) || isa<Not>(e) || isa<Logical>(e)) return true;
+  auto* v = dyn_cast<VarRef>(&e);
+  return v && masks.count(v->name);
+}
+
+/// The variables assigned a mask by form (`m = x > 0`, `k = m`), to a fixed
+/// point. A name also assigned something else is left out: `x[m]` is then
+/// ambiguous and read as one subscript, as before.
+std::set<std::string> maskVariables(const Block& body) {
+  std::set<std::string> masks, other;
+  for (bool changed = true; changed;) {
+    changed = false;
+    struct Walk : Visitor {
+      std::set<std::string>& masks;
+      std::set<std::string>& other;
+      bool& changed;
+      Walk(std::set<std::string>& m, std::set<std::string>& o, bool& c) : masks(m), other(o), changed(c) {}
+      void visit(const Stmt& s) override {
+        if (auto* a = dyn_cast<Assign>(&s); a && a->value)
+          for (const ExprPtr& t : a->targets)
+            if (auto* v = dyn_cast<VarRef>(t.get()))
+              changed |= isMaskForm(*a->value, masks) ? masks.insert(v->name).second : other.insert(v->name).second;
+        visitChildren(s);
+      }
+      using Visitor::visit;
+    } walk(masks, other, changed);
+    walk.visit(static_cast<const Stmt&>(body));
+  }
+  for (const std::string& n : other) masks.erase(n);
+  return masks;
+}
+
 /// The most subscripts of an element access `name[i, j]` (2), or 0. Read
-/// before typing, so by form: a slice makes a view, and a comparison or a
-/// logical operator a mask (x[x > 0]); an array variable as the index
-/// (x[m], x[idx]) looks like an element access and counts.
+/// before typing, so by form: a slice makes a view, and a comparison, a
+/// logical operator or a variable assigned only those (m = x > 0) a mask;
+/// any other array variable as the index (x[idx]) looks like an element
+/// access and counts.
 size_t elementSubscripts(const Block& body, const std::string& name) {
-  auto element = [](const ExprPtr& i) { return !isa<Slice>(*i) && !isa<Compare>(*i) && !isa<Not>(*i) && !isa<Logical>(*i); };
+  const std::set<std::string> masks = maskVariables(body);
+  auto element = [&](const ExprPtr& i) { return !isa<Slice>(*i) && !isMaskForm(*i, masks); };
   size_t most = 0;
   forEachExpr(body, [&](const Expr& e) {
     if (auto* x = dyn_cast<Index>(&e))

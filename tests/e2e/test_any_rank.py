@@ -27,7 +27,8 @@ def test_whole_array_functions_take_every_rank(build, opt, rank):
     x = _array(rank, rank)
     for name, args in [("scale", (x, 1.5)), ("stats", (x,)), ("normalized", (x,)), ("scaled_twice", (x,)),
                        ("axpy", (2.0, x, _array(rank, 7))), ("add_bias", (x, _array(1, 8)[:x.shape[-1]])),
-                       ("count_positive", (x.astype(np.int32),)), ("halves", (x, 3))]:
+                       ("count_positive", (x.astype(np.int32),)), ("halves", (x, 3)),
+                       ("positive_total", (x,))]:
         got, _ = same(getattr(comp, name), getattr(ref, name), *args, rtol=1e-12)
         if isinstance(got, np.ndarray):
             assert got.ndim == rank, name
