@@ -273,6 +273,10 @@ class Lowerer {
     bool negated = t == "unary_operator" && text(field(n, "operator")) == "-";
     TSNode literal = negated ? field(n, "argument") : n;
     llvm::StringRef lt = typeOf(literal);
+    if ((lt == "integer" || lt == "float") && llvm::StringRef(text(literal)).endswith_insensitive("j")) {
+      error(n, "a default value must be a real number; complex defaults are not supported");
+      return "0";
+    }
     if (lt == "true" || lt == "false") {
       if (!negated) return lt == "true" ? "True" : "False";
     } else if (lt == "integer") {
@@ -1098,9 +1102,11 @@ class Lowerer {
     std::string digits;
     for (char c : text(n))
       if (c != '_') digits += c;
+    // `1j`: tree-sitter reads an imaginary literal as an integer with a suffix.
     if (!digits.empty() && (digits.back() == 'j' || digits.back() == 'J')) {
-      error(n, "complex numbers are not supported in pydd kernels");
-      return poison(loc);
+      ExprPtr imaginary = floating(n);
+      if (!negate) return imaginary;
+      return std::make_unique<Unary>(loc, UnaryOp::Neg, std::move(imaginary));
     }
     int base = 10;
     const char* p = digits.c_str();
@@ -1126,11 +1132,9 @@ class Lowerer {
     std::string digits;
     for (char c : text(n))
       if (c != '_') digits += c;
-    if (!digits.empty() && (digits.back() == 'j' || digits.back() == 'J')) {
-      error(n, "complex numbers are not supported in pydd kernels");
-      return poison(locOf(n));
-    }
-    return std::make_unique<FloatLit>(locOf(n), std::strtod(digits.c_str(), nullptr));
+    bool imaginary = !digits.empty() && (digits.back() == 'j' || digits.back() == 'J');
+    if (imaginary) digits.pop_back();
+    return std::make_unique<FloatLit>(locOf(n), std::strtod(digits.c_str(), nullptr), imaginary);
   }
 
   ExprPtr string(TSNode n) {
@@ -1458,10 +1462,13 @@ Type parseTypePrefix(llvm::StringRef& text, bool anyRank, unsigned depth = 0) {
     return Type::array(args[0].elem(), static_cast<int>(rank));
   }
   if (name == "Tuple") return args.size() >= 1 ? Type::tuple(args) : Type();
-  if (name == "SparseMat") return args.size() == 1 && args[0].isScalar() ? Type::sparse(args[0].elem()) : Type();
+  // Sparse matrices of complex numbers are not implemented; complex
+  // numbers have neither a hash order for dict keys nor an order for heaps.
+  if (name == "SparseMat")
+    return args.size() == 1 && args[0].isScalar() && !args[0].isComplex() ? Type::sparse(args[0].elem()) : Type();
   if (name == "List") return args.size() == 1 ? Type::list(args[0]) : Type();
-  if (name == "Dict") return args.size() == 2 ? Type::dict(args[0], args[1]) : Type();
-  if (args.empty() || args.size() > 2) return Type();
+  if (name == "Dict") return args.size() == 2 && !args[0].isComplex() ? Type::dict(args[0], args[1]) : Type();
+  if (args.empty() || args.size() > 2 || args[0].isComplex()) return Type();
   return Type::heap(args[0], args.size() == 2 ? args[1] : Type());
 }
 

@@ -311,6 +311,8 @@ void addNumericFunctions(std::vector<LibraryFunction>& out) {
   isclose.defaults = {{"rtol", "1e-05"}, {"atol", "1e-08"}};
   out.push_back(isclose);
   out.push_back(entry("clip", C::Elementwise, {"a", "a_min", "a_max"}, 3, "numpy.clip", clipType, emitClip));
+  // Generic over the element type: complex numbers too.
+  acceptComplex(out, {"expand_dims", "extract", "take", "mask_assign", "index_assign", "all_axes"});
 }
 
 }  // namespace pydd::catalog

@@ -79,7 +79,7 @@ template <class R>
 struct SumAcc {
   template <int Mode, class T>
   void row(R& o, const T* p, int64_t n, int64_t s) const {
-    if constexpr (!std::is_floating_point_v<R>) {
+    if constexpr (!std::is_floating_point_v<R> && !is_complex_v<R>) {
       auto part = [&](int64_t lo, int64_t hi) {
         R acc = 0;
         for (int64_t i = lo; i < hi; ++i) acc = op::add{}(acc, convert<R>(p[row_index<Mode>(i, s)]));
@@ -532,7 +532,7 @@ bool bool_scan(const Array<bool, N>& a) {
 /// a.sum() as R (int64 for bool/int32/int64; float types kept).
 template <class R, class T, int N>
 R sum(const Array<T, N>& a) {
-  if constexpr (std::is_floating_point_v<R>) return detail::float_sum<R>(a);
+  if constexpr (std::is_floating_point_v<R> || is_complex_v<R>) return detail::float_sum<R>(a);
   else return detail::reduce_all(detail::SumAcc<R>{}, R(0), a);
 }
 /// a.prod() as R.
