@@ -196,10 +196,24 @@ class Lowerer {
     Type t = parseTypeText(text(n), signature);
     if (t.isUnknown() && typeNesting(text(n)) > kMaxTypeNesting)
       error(n, "type nested more than " + llvm::Twine(kMaxTypeNesting) + " levels deep is not supported in pydd kernels");
+    else if (t.isUnknown() && mentionsComplex(text(n)) && llvm::StringRef(text(n)).contains_insensitive("SparseMat"))
+      error(n, "SparseMat of complex numbers is not supported; use a dense Array(complex128, 2)");
+    else if (t.isUnknown() && mentionsComplex(text(n)))
+      error(n, "complex numbers cannot be dict keys or heap keys in pydd kernels, in '" + text(n) + "'");
     else if (t.isUnknown())
       error(n, "unknown type '" + text(n) +
-                   "'; expected bool, int32, int64, float32, float64, Array(T, n), SparseMat(T), List(T), Dict(K, V), Heap(T) or a tuple (T1, T2)");
+                   "'; expected bool, int32, int64, float32, float64, complex64, complex128, Array(T, n), SparseMat(T), List(T), Dict(K, V), Heap(T) or a tuple (T1, T2)");
     return t;
+  }
+
+  /// Whether a type text that failed to parse names a complex type, which
+  /// SparseMat, Dict keys and Heap keys refuse (parseTypeText).
+  static bool mentionsComplex(llvm::StringRef t) {
+    std::string real = t.str();
+    bool found = false;
+    for (auto [from, to] : {std::pair<const char*, const char*>{"complex128", "float64"}, {"complex64", "float32"}, {"complex", "float"}})
+      for (size_t at; (at = real.find(from)) != std::string::npos; found = true) real.replace(at, std::strlen(from), to);
+    return found && !parseTypeText(real, false).isUnknown();
   }
 
   // ---- functions -------------------------------------------------------------

@@ -96,7 +96,8 @@ class Resolver : public Mutator {
       auto it = attributes.find(attr->name);
       if (it != attributes.end()) {
         auto call = std::make_unique<Call>(attr->loc, it->second);
-        call->isMethod = true;
+        // `real(z)`, not `z.real()`: NumPy's real and imag are attributes, not methods.
+        call->isMethod = attr->name != "real" && attr->name != "imag";
         call->args.push_back(std::move(attr->base));
         return resolveCall(std::move(call));
       }
@@ -1303,7 +1304,7 @@ class FunctionTyper {
     if (to.isScalar() && from.isScalar()) {
       if (!canAssignImplicitly(from.elem(), to.elem()))
         Diag.error(e->loc, "cannot implicitly convert " + from.str() + " to " + to.str() + " for " + what +
-                               "; write " + to.str() + "(...) to convert");
+                               (from.isComplex() ? "; take .real, .imag or abs(...)" : "; write " + to.str() + "(...) to convert"));
       return convert(std::move(e), to);
     }
     if (from != to && (to.isList() || to.isDict() || to.isHeap()) && from.kind() == to.kind())
