@@ -1560,6 +1560,13 @@ class FunctionTyper {
       value = convertForAssignment(std::move(value), target->type, "an element of " + base.str());
       return;
     }
+    // NumPy's setitem refuses a complex value for a real array (TypeError).
+    if ((value->type.isScalar() || value->type.isArray()) && isComplexKind(value->type.elem()) &&
+        (target->type.isScalar() || target->type.isArray()) && !isComplexKind(target->type.elem())) {
+      Diag.error(value->loc, "cannot store " + value->type.str() + " into an array of " + scalarName(target->type.elem()) +
+                                 "; take .real, .imag or abs(...)");
+      return;
+    }
     if (target->type.isArray()) {
       // A store into a view broadcasts a scalar or an array into it,
       // converting elements as NumPy's setitem does.
