@@ -331,3 +331,13 @@ def test_host_cpp_uses_std_complex(tmp_path):
     assert run.returncode == 0, run.stderr
     # (1+2j, 3-1j, 1j) * 1j = (-2+1j, 1+3j, -1): the sum and the first element, changed in place
     assert run.stdout.split() == ["-2", "4", "-2", "1"]
+
+
+def test_parallel_reductions(build, opt):
+    comp, ref = build("complex", opt)
+    rng = np.random.default_rng(11)
+    z = crandom(rng, 20000)
+    s, p = comp.parallel_sums(z)
+    s_ref, p_ref = ref.parallel_sums(z)
+    assert abs(s - s_ref) <= 1e-12 * np.abs(z * z).sum()
+    assert abs(p - p_ref) <= 1e-3  # a product of 20000 complex64 numbers of modulus 1

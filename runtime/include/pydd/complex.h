@@ -166,3 +166,13 @@ std::complex<T> log1p(std::complex<T> z) {
 }  // namespace complex_fn
 
 }  // namespace pydd
+
+// OpenMP reductions over complex numbers, for `s += z` and `p *= z` in a pfor
+// (OpenMP predefines + and * for arithmetic types only). Global, so that
+// the generated code in its own namespace finds them.
+#ifdef _OPENMP
+#pragma omp declare reduction(+ : std::complex<float>, std::complex<double> : omp_out += omp_in) \
+    initializer(omp_priv = decltype(omp_orig)(0))
+#pragma omp declare reduction(* : std::complex<float>, std::complex<double> : omp_out = pydd::complex_mul(omp_out, omp_in)) \
+    initializer(omp_priv = decltype(omp_orig)(1))
+#endif
