@@ -263,13 +263,14 @@ class Resolver : public Mutator {
     if (parseScalarName(c.callee, k)) {
       // int32(x) converts; int32() is a typed zero (the dtype idiom).
       if (!c.keywords.empty()) Diag.error(c.keywords[0].loc, c.callee + "() takes no keyword arguments");
-      // complex(re, im): the complex number with these parts.
-      if (isComplexKind(k) && c.args.size() == 2) {
+      // Python's complex(re, im): the complex128 with these parts (NumPy's
+      // complex128() takes one argument).
+      if (c.callee == "complex" && c.args.size() == 2) {
         c.callee = "complex_parts";
         c.isMethod = false;
         return bindLibrary(std::move(e), *lookupLibraryFunction("complex_parts"));
       }
-      if (c.args.size() > 1) Diag.error(c.loc, c.callee + (isComplexKind(k) ? "() takes at most 2 arguments" : "() takes at most 1 argument"));
+      if (c.args.size() > 1) Diag.error(c.loc, c.callee + (c.callee == "complex" ? "() takes at most 2 arguments" : "() takes at most 1 argument"));
       if (c.args.empty()) return typedZero(c.loc, k);
       if (auto* text = dyn_cast<StrLit>(c.args[0].get())) return floatFromString(*text, k);
       return std::make_unique<Cast>(c.loc, Type::scalar(k), std::move(c.args[0]));
