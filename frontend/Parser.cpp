@@ -1476,8 +1476,9 @@ Type parseTypePrefix(llvm::StringRef& text, bool anyRank, unsigned depth = 0) {
     return Type::array(args[0].elem(), static_cast<int>(rank));
   }
   if (name == "Tuple") return args.size() >= 1 ? Type::tuple(args) : Type();
-  // Sparse matrices of complex numbers are not implemented; complex
-  // numbers have neither a hash order for dict keys nor an order for heaps.
+  // Not implemented for complex numbers: sparse matrices, dict keys (the
+  // runtime's dicts hash real keys) and heap keys (complex numbers have no
+  // order).
   if (name == "SparseMat")
     return args.size() == 1 && args[0].isScalar() && !args[0].isComplex() ? Type::sparse(args[0].elem()) : Type();
   if (name == "List") return args.size() == 1 ? Type::list(args[0]) : Type();

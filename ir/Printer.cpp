@@ -351,7 +351,8 @@ std::string formatFloatLiteral(double v) {
 }
 
 std::string formatImaginaryLiteral(double v) {
-  if (!std::isfinite(v)) return "(" + formatFloatLiteral(v) + " * 1j)";
+  // Not written in source (no literal is NaN); inf is 1e999j, as Python reads it.
+  if (std::isnan(v)) return "complex(0.0, float64(\"nan\"))";
   std::string s = formatFloatLiteral(v);
   if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
   return s + "j";
