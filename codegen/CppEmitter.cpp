@@ -753,7 +753,7 @@ class FunctionEmitter {
     if (std::string m = hoistableRowMatrix(f); !m.empty()) {
       line(depth, "if (" + var(m) + ".narrow()) {");
       for (const char* width : {"int32_t", "int64_t"}) {
-        HoistedRows = {m, temp("rows")};
+        HoistedRows = {m, temp("rows"), rowIndexInRange(f, m) ? f.var : ""};
         line(depth + 1, "const auto " + HoistedRows.view + " = " + var(m) + ".csr<" + width + ">(false);");
         forLoop(f, depth + 1);
         line(depth, width == std::string("int32_t") ? "} else {" : "}");
@@ -976,9 +976,16 @@ class FunctionEmitter {
     if (auto* v = dyn_cast<VarRef>(c.args[0].get())) {
       borrow = !assignedVars(body).count(v->name);
     }
-    line(depth + 1, std::string(borrow ? "const auto& " : "const auto ") + s + " = " + expr(*c.args[0]) + ";");
-    if (c.callee == "row")
-      line(depth + 1, "const int64_t " + r + " = pydd::checked_index(" + expr(*c.args[1]) + ", " + s + ".rows(), 0);");
+    line(depth + 1, std::string(borrow ? "[[maybe_unused]] const auto& " : "[[maybe_unused]] const auto ") + s + " = " + expr(*c.args[0]) + ";");
+    auto* matrix = dyn_cast<VarRef>(c.args[0].get());
+    const bool hoisted = c.callee == "row" && matrix && matrix->name == HoistedRows.matrix;
+    if (c.callee == "row") {
+      auto* row = dyn_cast<VarRef>(c.args[1].get());
+      if (hoisted && row && row->name == HoistedRows.rowInRange)
+        line(depth + 1, "const int64_t " + r + " = " + expr(*c.args[1]) + ";  // in [0, rows): the loop's range");
+      else
+        line(depth + 1, "const int64_t " + r + " = pydd::checked_index(" + expr(*c.args[1]) + ", " + s + ".rows(), 0);");
+    }
     std::string tuple = cxxType(c.type.elems()[0]);
     auto copy = [&](const std::string& csr, bool hoisted) {
       std::vector<std::string> header;
@@ -1003,8 +1010,7 @@ class FunctionEmitter {
       if (!check.line.empty()) header.push_back("  " + check.line);
       loopCopy(header, body, d);
     };
-    auto* matrix = dyn_cast<VarRef>(c.args[0].get());
-    if (c.callee == "row" && matrix && matrix->name == HoistedRows.matrix) {
+    if (hoisted) {
       copy(HoistedRows.view, true);  // the enclosing loop fetched the arrays at their width
     } else {
       line(depth + 1, "if (" + s + ".narrow()) {");
@@ -1050,6 +1056,19 @@ class FunctionEmitter {
     return name;
   }
 
+  /// Whether `f` is `for i in range(shape(m, 0))` (start 0, step 1) with i
+  /// unassigned in its body: every i is a row of m, which the body cannot
+  /// replace (hoistableRowMatrix), so `m.row(i)` needs no index check.
+  static bool rowIndexInRange(const For& f, const std::string& m) {
+    int64_t start, step;
+    auto* stop = dyn_cast<Call>(f.stop.get());
+    if (!f.isRange || !constantInt(*f.start, start) || start != 0 || !constantInt(*f.step, step) || step != 1) return false;
+    if (!stop || !stop->library || stop->callee != "shape" || stop->args.size() != 2) return false;
+    auto* of = dyn_cast<VarRef>(stop->args[0].get());
+    int64_t axis;
+    return of && of->name == m && constantInt(*stop->args[1], axis) && axis == 0 && !assignedVars(*f.body).count(f.var);
+  }
+
   /// The C++ name of a pydd variable, computed once per variable.
   const std::string& var(const std::string& name) {
     auto [it, added] = VarNames.try_emplace(name);
@@ -1070,6 +1089,7 @@ class FunctionEmitter {
   bool InPeriodicCheck = false;      // in the body of a loop that checks Ctrl-C every kInterruptPeriod iterations
   struct {
     std::string matrix, view;  // the SparseMat whose rows the loop being emitted walks, and its CSR arrays
+    std::string rowInRange;    // its loop variable, when it ranges over the matrix's rows exactly
   } HoistedRows;
   /// Sets InPeriodicCheck for the body of a loop whose check is periodic.
   struct PeriodicCheck {

@@ -101,6 +101,65 @@ class Fuser {
     return out;
   }
 
+  /// `v = R(E, axis)` for a fold R along the last axis of a 2-D element-wise
+  /// tree E (`(d * d).sum(1)`): one row of E at a time is computed into a
+  /// buffer that stays in cache, and v[i] = R(buffer). R of a contiguous
+  /// row is what R along the last axis computes for that row (for a float
+  /// sum: the same 8192-element windows, each summed pairwise), so the
+  /// result is bit for bit the unfused one, without E's temporary. Returns
+  /// the statements that replace the assignment, or nothing.
+  std::vector<StmtPtr> fuseRowFold(Assign& a) {
+    auto& call = cast<Call>(*a.value);
+    Loc = a.loc;
+    ExprPtr tree = std::move(call.args[0]);
+    auto giveBack = [&] {
+      call.args[0] = std::move(tree);
+      return std::vector<StmtPtr>{};
+    };
+    if (!typesPerElement(*tree) || tree->type.rank() != 2) return giveBack();
+    ResultRank = 2;
+    collectOperands(tree);
+    bool widest = false;
+    for (auto& o : Operands) widest = widest || o.rank == ResultRank;
+    if (!widest) return giveBack();
+    std::vector<std::string> dimVars = resultExtents();
+    ExprPtr guard = elementwiseGuard(dimVars);
+
+    const Type resultType = call.type, rowType = Type::array(tree->type.elem(), 1);
+    std::string result = temp("r", resultType), row = temp("row", rowType);
+    std::vector<std::string> loopVars = {temp("i", Type::int64()), temp("i", Type::int64())};
+    std::vector<StmtPtr> fused;
+    fused.push_back(build::assign(Loc, var(result, resultType), allocate({dimVars[0]}, resultType)));
+    fused.push_back(build::assign(Loc, var(row, rowType), allocate({dimVars[1]}, rowType)));
+    // for i: (for j: row[j] = E[i, j]); result[i] = R(row)
+    std::vector<StmtPtr> rowBody;
+    rowBody.push_back(build::assign(
+        Loc, build::index(Loc, var(row, rowType), args(var(loopVars[1], Type::int64())), Type::scalar(rowType.elem())),
+        perElement(*tree, loopVars)));
+    StmtPtr rowLoop = build::rangeLoop(Loc, loopVars[1], build::intLit(Loc, 0), var(dimVars[1], Type::int64()),
+                                       std::move(rowBody));
+    cast<For>(*rowLoop).independent = true;
+    std::vector<StmtPtr> body;
+    body.push_back(std::move(rowLoop));
+    body.push_back(build::assign(
+        Loc, build::index(Loc, var(result, resultType), args(var(loopVars[0], Type::int64())), Type::scalar(resultType.elem())),
+        build::libraryCall(Loc, call.library, call.library->name, args(var(row, rowType)), Type::scalar(resultType.elem()))));
+    fused.push_back(build::rangeLoop(Loc, loopVars[0], build::intLit(Loc, 0), var(dimVars[0], Type::int64()), std::move(body)));
+    fused.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), var(result, resultType)));
+
+    // Otherwise the general loop computes E, which R then reduces.
+    std::vector<StmtPtr> general = broadcastLoop(*tree);
+    call.args[0] = var(General, GeneralType);
+    general.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), std::move(a.value)));
+
+    std::vector<StmtPtr> out = std::move(Before);
+    out.push_back(build::ifThen(Loc, std::move(guard), std::move(fused), std::move(general)));
+    cast<If>(*out.back()).rareElse = true;
+    ++Ctx.stats["fuse: reductions fused"];
+    Ctx.stats["fuse: operations fused"] += Fused;
+    return out;
+  }
+
   /// Returns the statements that replace `s`, or nothing when `s` is not a
   /// fusable assignment.
   std::vector<StmtPtr> fuse(Assign& a) {
@@ -176,7 +235,7 @@ class Fuser {
     body = loopNest(loopVars, dimVars, std::move(body));
     cast<For>(*body).independent = true;
     std::vector<StmtPtr> fused;
-    if (!InPlace) fused.push_back(build::assign(Loc, var(written, DestType), allocate(dimVars)));
+    if (!InPlace) fused.push_back(build::assign(Loc, var(written, DestType), allocate(dimVars, DestType)));
     fused.push_back(std::move(body));
     if (written != Dest.var) fused.push_back(build::assign(Loc, var(Dest.var, DestType), var(written, DestType)));
 
@@ -437,7 +496,8 @@ class Fuser {
     return shapeOf(o.var, o.type, static_cast<int>(o.leading.size()) + j);
   }
 
-  ExprPtr allocate(const std::vector<std::string>& dims) {
+  /// A new array of `type` with the given extents.
+  ExprPtr allocate(const std::vector<std::string>& dims, const Type& type) {
     ExprPtr shape;
     if (dims.size() == 1) {
       shape = var(dims[0], Type::int64());
@@ -447,9 +507,8 @@ class Fuser {
       t->type = Type::tuple(std::vector<Type>(dims.size(), Type::int64()));
       shape = std::move(t);
     }
-    auto dtype = std::make_unique<Cast>(Loc, Type::scalar(DestType.elem()), build::intLit(Loc, 0));
-    return build::libraryCall(Loc, lookupLibraryFunction("empty"), "empty", args(std::move(shape), std::move(dtype)),
-                              DestType);
+    auto dtype = std::make_unique<Cast>(Loc, Type::scalar(type.elem()), build::intLit(Loc, 0));
+    return build::libraryCall(Loc, lookupLibraryFunction("empty"), "empty", args(std::move(shape), std::move(dtype)), type);
   }
 
   /// Replaces each operand of the tree that is not a literal or a scalar
@@ -538,6 +597,19 @@ class Fuser {
   Type GeneralType;
 };
 
+/// `R(E, axis)`: a reduction whose catalog entry folds elements (sum) along
+/// the last axis of a 2-D element-wise tree E, without keepdims.
+bool rowFoldable(const Expr& value) {
+  auto* c = dyn_cast<Call>(&value);
+  if (!c || c->target != CallTarget::Library || !c->library->fold) return false;
+  if (c->args.size() < 2 || c->args.size() > 3 || !isElementwiseArrayCall(*c->args[0])) return false;
+  if (c->args[0]->type.rank() != 2 || !c->type.isArray() || c->type.rank() != 1) return false;
+  int64_t axis;
+  if (!constantInt(*c->args[1], axis) || (axis != 1 && axis != -1)) return false;
+  auto* keep = c->args.size() == 3 ? dyn_cast<BoolLit>(c->args[2].get()) : nullptr;
+  return c->args.size() == 2 || (keep && !keep->value);
+}
+
 /// Moves the element-wise trees that are operands of other calls
 /// (`sum(a * b)`, `where(x > 0.5)`, `(X - mu) @ w`) into assignments of
 /// their own just before the statement, where they can be fused: one
@@ -566,7 +638,8 @@ class OperandExtractor {
         bool operandsOfOther = !isElementwiseArrayCall(*e);
         for (auto& a : c.args) {
           if (Blocked) return;
-          if (operandsOfOther && isElementwiseArrayCall(*a)) moveOut(a);
+          if (rowFoldable(*a)) moveOut(a);  // fused with its reduction
+          else if (operandsOfOther && isElementwiseArrayCall(*a)) moveOut(a);
           else extract(a);
         }
         break;
@@ -598,8 +671,15 @@ class FuseAssignments : public StmtMutator {
       std::vector<StmtPtr> out = fuser.fuseFold(*a);
       if (!out.empty()) return out;
     }
+    if (auto* a = dyn_cast<Assign>(s.get()); a && rowFoldable(*a)) {
+      Fuser fuser(F, Ctx);
+      std::vector<StmtPtr> out = fuser.fuseRowFold(*a);
+      if (!out.empty()) return out;
+    }
     if (auto* r = dyn_cast<Return>(s.get()); r && r->value && foldable(*r->value))
       return throughTemporary(std::move(s), "red", &Fuser::fuseFold);  // `return R(E)`
+    if (auto* r = dyn_cast<Return>(s.get()); r && r->value && pydd::rowFoldable(*r->value))
+      return throughTemporary(std::move(s), "red", &Fuser::fuseRowFold);  // `return R(E, 1)`
     ExprPtr* value = nullptr;
     if (auto* a = dyn_cast<Assign>(s.get()); a && a->value) value = &a->value;
     if (auto* x = dyn_cast<ExprStmt>(s.get())) value = &x->expr;
@@ -627,6 +707,9 @@ class FuseAssignments : public StmtMutator {
     if (a.targets.size() != 1 || a.targets[0]->kind != ExprKind::Var || !a.value) return false;
     return foldable(*a.value);
   }
+  static bool rowFoldable(const Assign& a) {
+    return a.targets.size() == 1 && a.targets[0]->kind == ExprKind::Var && a.value && pydd::rowFoldable(*a.value);
+  }
   static bool foldable(const Expr& value) {
     auto* c = dyn_cast<Call>(&value);
     if (!c || c->target != CallTarget::Library || !c->library->fold || c->args.size() != 1) return false;
@@ -650,7 +733,7 @@ class FuseAssignments : public StmtMutator {
       return throughTemporary(std::move(s), "ret", &Fuser::fuse);  // `return E`
     if (auto* a = dyn_cast<Assign>(s.get())) {
       Fuser fuser(F, Ctx);
-      std::vector<StmtPtr> out = fuser.fuse(*a);
+      std::vector<StmtPtr> out = rowFoldable(*a) ? fuser.fuseRowFold(*a) : fuser.fuse(*a);
       if (!out.empty()) return out;
     }
     return StmtMutator::mutateStmt(std::move(s));

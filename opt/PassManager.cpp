@@ -10,6 +10,7 @@
 #include "opt/AllocHoist.h"
 #include "opt/ConstantFold.h"
 #include "opt/DCE.h"
+#include "opt/ForwardSubst.h"
 #include "opt/Fuse.h"
 #include "opt/SampledFusion.h"
 #include "opt/LICM.h"
@@ -27,6 +28,9 @@ struct PassInfo {
 const std::vector<PassInfo>& registry() {
   static const std::vector<PassInfo> passes = {
       {"fold", "constant folding", 1, [](Function& f, PassContext&) { constantFold(f); }},
+      // Substitution first: it puts a named array back into the expression
+      // that uses it, where sampling and fusion see the whole computation.
+      {"subst", "forward substitution of single-use arrays", 2, forwardSubstitute},
       // Sampling comes first: a product that LICM hoisted whole would be
       // computed densely once, where sampling computes only nnz entries.
       {"sample", "sampled fusion of dense operands of sparse products", 2, sampleSparseProducts},

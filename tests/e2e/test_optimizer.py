@@ -49,6 +49,45 @@ def test_folded_reductions(build, opt):
     same(comp.folded, ref.folded, normal(3, 4), normal(4), ints(4), ints(3))  # ValueError naming mul
 
 
+def test_row_folds(build, opt):
+    """A sum along the last axis of an element-wise tree, one row at a time:
+    bit for bit NumPy's, with rows longer than a 8192-element window too."""
+    comp, ref = build("optimizer", opt)
+    special = normal(4, 9)
+    special[1, 2], special[2, 3], special[3, :] = np.nan, np.inf, -0.0
+    for X, y in ((normal(0, 3), normal(3)), (normal(3, 0), normal(0)), (normal(1, 1), normal(1)),
+                 (normal(30, 20000), normal(20000)), (special, normal(9)), (normal(5, 6).T, normal(5)),
+                 (normal(4, 6), normal(1)), (normal(4, 6), normal(5))):  # size 1: the general loop; 5: ValueError
+        same(comp.row_distances, ref.row_distances, X, y)
+    for X, w in ((normal(7, 3), normal(7, 3)), (normal(2, 9000), normal(2, 9000)), (normal(7, 3), normal(1, 3)),
+                 (normal(7, 3), normal(7, 1)), (normal(7, 3), normal(6, 3)), (normal(7, 3)[::2], normal(4, 3))):
+        same(comp.row_sums, ref.row_sums, X, w)
+        same(comp.row_sums_kept, ref.row_sums_kept, X, w)
+
+    def ints(*shape):
+        return RNG.integers(-2**31, 2**31 - 1, size=shape, dtype=np.int32)
+
+    same(comp.row_sums_int, ref.row_sums_int, ints(6, 50), ints(6, 50))
+    same(comp.row_sums_int, ref.row_sums_int, ints(6, 50), ints(1, 50))
+    a = normal(5, 10000).astype(np.float32)
+    same(comp.row_sums_f32, ref.row_sums_f32, a, normal(10000).astype(np.float32))
+
+
+def test_forward_substitution(build, opt):
+    """Arrays that only the next statement reads, computed inside it."""
+    comp, ref = build("optimizer", opt)
+    vecs = normal(6, 5)
+    for X, k in ((normal(4, 5), 2), (normal(0, 5), 0), (normal(4, 5), 6), (normal(4, 1), -1), (normal(4, 3), 1)):
+        same(comp.subst_distances, ref.subst_distances, X, vecs, k)  # 6: IndexError; (4, 3): ValueError
+    for n in (0, 1, 4):
+        same(comp.subst_in_loop, ref.subst_in_loop, normal(7), n)
+    xs = [1, 2, 3]
+    for a, b, k in ((normal(3), normal(3), 1), (normal(3), normal(3), 5), (normal(3), normal(2), 5)):
+        same(comp.subst_error_order, ref.subst_error_order, a, b, xs, k)  # ValueError before IndexError
+    for a, b, c in ((normal(3), normal(3), normal(3)), (normal(3), normal(2), normal(4)), (normal(3), normal(3), normal(4))):
+        same(comp.subst_first_error, ref.subst_first_error, a, b, c)
+
+
 def test_folded_truth_values(build, opt):
     comp, ref = build("optimizer", opt)
     zeros, ones = np.zeros(1000), np.ones(1000)

@@ -11,7 +11,8 @@ length-1 view against a vector, a scalar against anything), math functions, `whe
 row and reversed views, stores into views (`X[i] = ...`, `v[:] = ...`),
 in-place updates (`v += ...`, `X[i] += ...`), aliasing between operands and
 destination (`u = v` then `u += v`, `a[1:] = a[:-1] + 1.0`, `X[i] = X[j] * 2.0`),
-reductions (`sum`, `max`, `mean`, `any`, `all`) and loops with early exits around them.
+reductions (`sum`, `max`, `mean`, `any`, `all`; sums along the rows of a named
+intermediate that the next statement reads) and loops with early exits around them.
 Shapes mostly agree by construction; a few operations use shapes that do
 not broadcast, so that both sides must raise the same ValueError.
 
@@ -158,6 +159,19 @@ class Gen:
             self.emit(f"{alias} += {src} * 0.5")
         elif c < 0.74:
             self.emit(f"X[0] = X[-1] * 2.0 + X[0]")
+        elif c < 0.9 and self.chance(0.35):
+            # A named intermediate read by the next statement only (forward
+            # substitution), summed along the rows (a row-buffered sum).
+            d = self.fresh("d")
+            self.emit(f"{d} = {self.tree('mat', 2)}")
+            other = self.tree(r.choice(("mat", "row")), 1)
+            red = r.choice((f"sum(sqrt(({d} * {d}).sum(1)))", f"(({d} * {other}).sum(axis=-1)).max()",
+                            f"sum(({d} - {other}).sum(1, keepdims=True))", f"(({d} + {d}) * 0.5).sum(-1).min()"))
+            name = self.fresh("t")
+            self.emit(f"{name} = {red}")
+            self.scalars.append(name)
+            if self.chance(0.3):
+                self.matrices.append(d)  # read again later: not substituted
         elif c < 0.9:
             red = r.choice(("sum({})", "({}).max()", "({}).min()", "({}).mean()",
                             "float64(({}).any())", "float64(all(({}) > 0.0))"))
