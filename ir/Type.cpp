@@ -9,6 +9,8 @@ const char* scalarName(ScalarKind s) {
     case ScalarKind::Int64: return "int64";
     case ScalarKind::Float32: return "float32";
     case ScalarKind::Float64: return "float64";
+    case ScalarKind::Complex64: return "complex64";
+    case ScalarKind::Complex128: return "complex128";
   }
   return "?";
 }
@@ -20,17 +22,40 @@ bool parseScalarName(const std::string& name, ScalarKind& out) {
   else if (name == "int64" || name == "int") out = ScalarKind::Int64;
   else if (name == "float32") out = ScalarKind::Float32;
   else if (name == "float64" || name == "float" || name == "double") out = ScalarKind::Float64;
+  else if (name == "complex64") out = ScalarKind::Complex64;
+  else if (name == "complex128" || name == "complex") out = ScalarKind::Complex128;
   else return false;
   return true;
 }
 
 bool isIntegerKind(ScalarKind s) { return s == ScalarKind::Int32 || s == ScalarKind::Int64; }
 bool isFloatKind(ScalarKind s) { return s == ScalarKind::Float32 || s == ScalarKind::Float64; }
+bool isComplexKind(ScalarKind s) { return s == ScalarKind::Complex64 || s == ScalarKind::Complex128; }
+
+ScalarKind complexPartKind(ScalarKind s) {
+  if (s == ScalarKind::Complex64) return ScalarKind::Float32;
+  if (s == ScalarKind::Complex128) return ScalarKind::Float64;
+  return s;
+}
+
+ScalarKind complexKindOf(ScalarKind s) {
+  return s == ScalarKind::Float32 || s == ScalarKind::Complex64 ? ScalarKind::Complex64 : ScalarKind::Complex128;
+}
+
+namespace {
+/// NumPy's kind order: bool < integer < float < complex.
+int category(ScalarKind k) {
+  return k == ScalarKind::Bool ? 0 : isIntegerKind(k) ? 1 : isFloatKind(k) ? 2 : 3;
+}
+}  // namespace
 
 ScalarKind promote(ScalarKind a, ScalarKind b) {
   if (a == b) return a;
   if (a == ScalarKind::Bool) return b;
   if (b == ScalarKind::Bool) return a;
+  // A complex result has the parts the real promotion of the parts
+  // would give: complex64 with what float32 holds, else complex128.
+  if (isComplexKind(a) || isComplexKind(b)) return complexKindOf(promote(complexPartKind(a), complexPartKind(b)));
   bool fa = isFloatKind(a), fb = isFloatKind(b);
   if (fa && fb) return ScalarKind::Float64;
   if (!fa && !fb) return ScalarKind::Int64;
@@ -40,17 +65,16 @@ ScalarKind promote(ScalarKind a, ScalarKind b) {
 }
 
 ScalarKind commonKind(ScalarKind l, bool lweak, ScalarKind r, bool rweak) {
-  auto category = [](ScalarKind k) { return k == ScalarKind::Bool ? 0 : isIntegerKind(k) ? 1 : 2; };
   if (lweak == rweak) return promote(l, r);
   ScalarKind weak = lweak ? l : r, strong = lweak ? r : l;
   if (category(weak) <= category(strong)) return strong;
+  // A complex literal keeps a float32 operand's precision (float32 * 1j
+  // is complex64 under NEP 50); otherwise the weak kind's default.
+  if (category(weak) == 3) return complexKindOf(strong);
   return category(weak) == 2 ? ScalarKind::Float64 : ScalarKind::Int64;
 }
 
-bool canAssignImplicitly(ScalarKind from, ScalarKind to) {
-  auto rankOf = [](ScalarKind s) { return s == ScalarKind::Bool ? 0 : isIntegerKind(s) ? 1 : 2; };
-  return rankOf(from) <= rankOf(to);
-}
+bool canAssignImplicitly(ScalarKind from, ScalarKind to) { return category(from) <= category(to); }
 
 std::string Type::str() const {
   switch (K) {

@@ -12,7 +12,7 @@
 
 namespace pydd {
 
-enum class ScalarKind : uint8_t { Bool, Int32, Int64, Float32, Float64 };
+enum class ScalarKind : uint8_t { Bool, Int32, Int64, Float32, Float64, Complex64, Complex128 };
 
 class Type {
  public:
@@ -32,6 +32,7 @@ class Type {
   static Type int64() { return scalar(ScalarKind::Int64); }
   static Type float32() { return scalar(ScalarKind::Float32); }
   static Type float64() { return scalar(ScalarKind::Float64); }
+  static Type complex128() { return scalar(ScalarKind::Complex128); }
   /// `rank` 0 is `Array(T)` written without a rank in a signature: any
   /// rank, until sema instantiates the function for the ranks its body
   /// supports (no type after sema has rank 0).
@@ -101,6 +102,9 @@ class Type {
   bool isFloat() const {
     return isScalar() && (Elem == ScalarKind::Float32 || Elem == ScalarKind::Float64);
   }
+  bool isComplex() const {
+    return isScalar() && (Elem == ScalarKind::Complex64 || Elem == ScalarKind::Complex128);
+  }
 
   /// The scalar kind of a scalar, or the element kind of an array or a
   /// sparse matrix.
@@ -135,9 +139,17 @@ const char* scalarName(ScalarKind s);
 bool parseScalarName(const std::string& name, ScalarKind& out);
 bool isIntegerKind(ScalarKind s);
 bool isFloatKind(ScalarKind s);
+bool isComplexKind(ScalarKind s);
+/// The kind of a complex kind's parts (complex64 -> float32); other kinds
+/// are returned unchanged.
+ScalarKind complexPartKind(ScalarKind s);
+/// The complex kind whose parts are `s` (float32 -> complex64, anything
+/// else -> complex128), as NumPy's result of a complex operation.
+ScalarKind complexKindOf(ScalarKind s);
 
 /// NumPy's promotion of two scalar kinds (numpy.promote_types), with bool
-/// below every number: int32+int64 -> int64, int64+float32 -> float64.
+/// below every number: int32+int64 -> int64, int64+float32 -> float64,
+/// complex64+float32 -> complex64, complex64+float64 (or int32) -> complex128.
 ScalarKind promote(ScalarKind a, ScalarKind b);
 
 /// The common kind of two operands, NEP 50 style: a weak operand (a
@@ -146,7 +158,7 @@ ScalarKind promote(ScalarKind a, ScalarKind b);
 ScalarKind commonKind(ScalarKind l, bool lweak, ScalarKind r, bool rweak);
 
 /// Whether NumPy's "same_kind" casting allows a value of `from` to be stored
-/// into `to` implicitly (bool -> int -> float, never downward in kind).
+/// into `to` implicitly (bool -> int -> float -> complex, never downward in kind).
 bool canAssignImplicitly(ScalarKind from, ScalarKind to);
 
 }  // namespace pydd

@@ -12,6 +12,8 @@ const char* cxxScalarType(ScalarKind s) {
     case ScalarKind::Int64: return "int64_t";
     case ScalarKind::Float32: return "float";
     case ScalarKind::Float64: return "double";
+    case ScalarKind::Complex64: return "std::complex<float>";
+    case ScalarKind::Complex128: return "std::complex<double>";
   }
   return "void";
 }
@@ -51,7 +53,8 @@ ScalarKind elementComputeKind(const Call& c) {
 ScalarKind elementComputeKind(const ElementRule& rule, ScalarKind operands) {
   switch (rule.compute) {
     case ElementRule::Compute::Common: return operands;
-    case ElementRule::Compute::Float: return isFloatKind(operands) ? operands : ScalarKind::Float64;
+    case ElementRule::Compute::Float:
+      return isFloatKind(operands) || isComplexKind(operands) ? operands : ScalarKind::Float64;
     case ElementRule::Compute::Bool: return ScalarKind::Bool;
   }
   return operands;
@@ -82,6 +85,12 @@ std::string axisText(const Call& c, size_t index, int rank, const std::string& t
   int64_t v;
   if (arg(c, index) && constantInt(*arg(c, index), v)) return std::to_string(v < 0 ? v + rank : v);
   return "pydd::normalize_axis(" + text + ", " + std::to_string(rank) + ", pydd::ErrorKind::" + errorKind + ")";
+}
+
+void acceptComplex(std::vector<LibraryFunction>& entries, std::initializer_list<const char*> names) {
+  for (LibraryFunction& f : entries)
+    for (const char* n : names)
+      if (std::string(f.name) == n) f.acceptsComplex = true;
 }
 
 namespace {

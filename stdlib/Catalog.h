@@ -53,6 +53,9 @@ struct ElementRule {
   /// When nonzero, only calls with this many arguments are element-wise:
   /// where(c, a, b) is, the one-argument where(c) (the indices) is not.
   unsigned arity = 0;
+  /// Complex operands give a result of their parts' kind (abs, angle:
+  /// complex64 -> float32); other operands the compute kind as usual.
+  bool realResult = false;
 };
 
 /// How a reduction over all elements folds them one at a time, for fusion:
@@ -168,6 +171,12 @@ struct LibraryFunction {
   /// Only pydd's spelling: NumPy's function of the name (np.log) has no
   /// such argument, so `np.log(x, b)` stays an error.
   const char* moreArgumentsEntry = nullptr;
+
+  /// Takes complex scalars and arrays (complex64, complex128). Sema
+  /// rejects a complex argument of any other function at the argument, so
+  /// that a function pydd has not implemented for complex numbers is a
+  /// located error rather than a C++ one.
+  bool acceptsComplex = false;
 
   bool hasSideEffects() const { return io || writesArgs != 0; }
 };

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <complex>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
@@ -51,6 +52,8 @@ const char* dtype_name(pabi::Dtype d) {
     case pabi::Dtype::Int64: return "int64";
     case pabi::Dtype::Float32: return "float32";
     case pabi::Dtype::Float64: return "float64";
+    case pabi::Dtype::Complex64: return "complex64";
+    case pabi::Dtype::Complex128: return "complex128";
   }
   return "?";
 }
@@ -62,6 +65,8 @@ py::dtype numpy_dtype(pabi::Dtype d) {
     case pabi::Dtype::Int64: return py::dtype::of<int64_t>();
     case pabi::Dtype::Float32: return py::dtype::of<float>();
     case pabi::Dtype::Float64: return py::dtype::of<double>();
+    case pabi::Dtype::Complex64: return py::dtype("complex64");
+    case pabi::Dtype::Complex128: return py::dtype("complex128");
   }
   throw std::runtime_error("pydd: invalid dtype in module table");
 }
@@ -76,6 +81,8 @@ void dtype_kind_size(pabi::Dtype d, char* kind, int* size) {
     case pabi::Dtype::Int64: *kind = 'i'; *size = 8; return;
     case pabi::Dtype::Float32: *kind = 'f'; *size = 4; return;
     case pabi::Dtype::Float64: *kind = 'f'; *size = 8; return;
+    case pabi::Dtype::Complex64: *kind = 'c'; *size = 8; return;
+    case pabi::Dtype::Complex128: *kind = 'c'; *size = 16; return;
   }
   *kind = '?';
   *size = 0;
@@ -114,6 +121,7 @@ struct NumpyScalarTypes {
   PyTypeObject* bool_ = nullptr;
   PyTypeObject* integer = nullptr;
   PyTypeObject* floating = nullptr;
+  PyTypeObject* complexfloating = nullptr;
 };
 
 const NumpyScalarTypes* numpy_scalar_types() {
@@ -125,17 +133,20 @@ const NumpyScalarTypes* numpy_scalar_types() {
   PyObject* b = PyObject_GetAttrString(numpy, "bool_");
   PyObject* i = PyObject_GetAttrString(numpy, "integer");
   PyObject* f = PyObject_GetAttrString(numpy, "floating");
-  if (!b || !i || !f || !PyType_Check(b) || !PyType_Check(i) || !PyType_Check(f)) {
+  PyObject* c = PyObject_GetAttrString(numpy, "complexfloating");
+  if (!b || !i || !f || !c || !PyType_Check(b) || !PyType_Check(i) || !PyType_Check(f) || !PyType_Check(c)) {
     // numpy is still importing (or is not NumPy); try again next call.
     PyErr_Clear();
     Py_XDECREF(b);
     Py_XDECREF(i);
     Py_XDECREF(f);
+    Py_XDECREF(c);
     return nullptr;
   }
   types.bool_ = reinterpret_cast<PyTypeObject*>(b);
   types.integer = reinterpret_cast<PyTypeObject*>(i);
   types.floating = reinterpret_cast<PyTypeObject*>(f);
+  types.complexfloating = reinterpret_cast<PyTypeObject*>(c);
   ready = true;
   return &types;
 }
@@ -446,6 +457,19 @@ double convert_floating(const Where& w, PyObject* obj, pabi::Dtype dtype) {
   throw_expects(w, dtype_name(dtype), obj);
 }
 
+/// A complex argument: a Python complex (numpy.complex128 is one), or any
+/// real number the float conversion takes, or a NumPy complex scalar.
+std::complex<double> convert_complex(const Where& w, PyObject* obj, pabi::Dtype dtype) {
+  if (PyComplex_Check(obj)) return {PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj)};
+  const NumpyScalarTypes* t = numpy_scalar_types();
+  if (t && PyObject_TypeCheck(obj, t->complexfloating)) {  // numpy.complex64 (__complex__)
+    const Py_complex c = PyComplex_AsCComplex(obj);
+    if (c.real == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    return {c.real, c.imag};
+  }
+  return {convert_floating(w, obj, dtype), 0.0};
+}
+
 bool convert_bool(const Where& w, PyObject* obj) {
   if (obj == Py_True) return true;
   if (obj == Py_False) return false;
@@ -473,6 +497,10 @@ void convert_scalar(const Where& w, PyObject* obj, pabi::Dtype dtype, void* out)
     case pabi::Dtype::Int64: *static_cast<int64_t*>(out) = convert_integer(w, obj, dtype); return;
     case pabi::Dtype::Float32: *static_cast<float*>(out) = static_cast<float>(convert_floating(w, obj, dtype)); return;
     case pabi::Dtype::Float64: *static_cast<double*>(out) = convert_floating(w, obj, dtype); return;
+    case pabi::Dtype::Complex64:
+      *static_cast<std::complex<float>*>(out) = std::complex<float>(convert_complex(w, obj, dtype));
+      return;
+    case pabi::Dtype::Complex128: *static_cast<std::complex<double>*>(out) = convert_complex(w, obj, dtype); return;
   }
 }
 
@@ -879,6 +907,14 @@ py::object scalar_result(pabi::Dtype dtype, const void* p) {
     case pabi::Dtype::Int64: return py::int_(*static_cast<const int64_t*>(p));
     case pabi::Dtype::Float32: return py::float_(static_cast<double>(*static_cast<const float*>(p)));
     case pabi::Dtype::Float64: return py::float_(*static_cast<const double*>(p));
+    case pabi::Dtype::Complex64: {
+      const auto z = *static_cast<const std::complex<float>*>(p);
+      return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(z.real(), z.imag()));
+    }
+    case pabi::Dtype::Complex128: {
+      const auto z = *static_cast<const std::complex<double>*>(p);
+      return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(z.real(), z.imag()));
+    }
   }
   throw std::runtime_error("pydd: invalid result dtype");
 }
@@ -1225,7 +1261,8 @@ void python_print(const char* text, int64_t length) {
 // data from another library, and a cycle must not hang the import).
 bool valid_type(const pabi::TypeDesc& t, int depth = 0) {
   if (depth > 32) return false;
-  const bool dtype_ok = static_cast<int>(t.dtype) >= 0 && static_cast<int>(t.dtype) <= 4;
+  const bool dtype_ok = static_cast<int>(t.dtype) >= 0 &&
+                        static_cast<int>(t.dtype) <= static_cast<int>(pabi::Dtype::Complex128);
   auto children = [&](int32_t count) {
     if (t.num_elems != count || (count > 0 && !t.elems)) return false;
     for (int32_t k = 0; k < count; ++k)

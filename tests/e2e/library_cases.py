@@ -14,7 +14,8 @@ Cases are packed into modules of at most MAX_KERNELS kernels per family.
 
 Families: binary (every element-wise binary function x dtype x rank pair),
 promote (mixed dtypes), unary, reduce, axis, where, allclose, alloc, linalg,
-operators, literals (weak Python scalars), methods, builtins, print.
+operators, literals (weak Python scalars), methods, builtins, print,
+complex (representative rows for complex64 and complex128).
 
     python3 tests/e2e/library_cases.py [--list | --source MODULE]
 
@@ -36,7 +37,11 @@ import pydd  # noqa: E402  (switches NumPy to NEP 50 promotion)
 from pydd import _lib  # noqa: E402
 
 DTYPES = ("bool", "int32", "int64", "float32", "float64")
-SHORT = {"bool": "b", "int32": "i32", "int64": "i64", "float32": "f32", "float64": "f64"}
+# Complex types have a family of their own (a few representative cases, not
+# the cartesian product of every function, dtype and rank).
+COMPLEX = ("complex64", "complex128")
+SHORT = {"bool": "b", "int32": "i32", "int64": "i64", "float32": "f32", "float64": "f64", "complex64": "c64",
+         "complex128": "c128"}
 FLOATS = ("float32", "float64")
 INTS = ("int32", "int64")
 NUMERIC = INTS + FLOATS
@@ -136,6 +141,10 @@ def _rng(case, k):
 
 def _values(rng, dtype, shape, role, k):
     """Random values of `dtype` (shape () gives a 0-d array)."""
+    if dtype in COMPLEX:  # each part drawn as a float of the parts' type
+        part = "float32" if dtype == "complex64" else "float64"
+        re, im = _values(rng, part, shape, role, k), _values(rng, part, shape, role, k + 7)
+        return _join(re, im, dtype)
     n = int(np.prod(shape)) if shape else 1
     if role == "cond" or dtype == "bool":
         v = rng.random(n) < 0.5
@@ -165,6 +174,13 @@ def _values(rng, dtype, shape, role, k):
             if n == 1 and 1 <= k <= len(FLOAT_SPECIALS):
                 v[0] = FLOAT_SPECIALS[k - 1]
     return np.asarray(v).astype(dtype).reshape(shape)
+
+
+def _join(re, im, dtype):
+    """re + 1j * im without inf * 0j making NaN of the other part."""
+    out = np.empty(np.shape(re), dtype)
+    out.real, out.imag = re, im
+    return out
 
 
 def make_arg(rng, param, spec, k, previous):
@@ -271,7 +287,7 @@ def reduce_patterns(r):
 
 # ---- the result annotation -------------------------------------------------------------------
 
-_PYDD_DTYPES = {np.dtype(d): d for d in DTYPES}
+_PYDD_DTYPES = {np.dtype(d): d for d in DTYPES + COMPLEX}
 
 
 class Skip(Exception):
@@ -293,6 +309,8 @@ def annotation_of(value):
         return "int64"
     if isinstance(value, float):
         return "float64"
+    if isinstance(value, complex):
+        return "complex128"
     if isinstance(value, np.generic) and value.dtype in _PYDD_DTYPES:
         return _PYDD_DTYPES[value.dtype]
     raise Skip(f"result {type(value).__name__}")
@@ -1005,9 +1023,53 @@ def print_family():
     return cases
 
 
+def complex_family():
+    """Representative complex cases: arithmetic and equality on complex128
+    over a few rank pairs and with broadcasting, promotion with each real
+    kind, the functions NumPy defines on complex numbers, parts, reductions,
+    products and printing."""
+    cases = []
+    c64, c128 = "complex64", "complex128"
+    for fn in ("add", "sub", "mul", "div", "pow", "eq", "neq"):
+        for ra, rb in ((0, 0), (2, 1), (0, 2)):
+            roles = ("small", "small") if fn == "pow" else ("any", "any")
+            cases.append(Case(_name(fn, _sig(c128, ra), _sig(c128, rb)), "complex", _ab(c128, ra, c128, rb, *roles),
+                              f"return {fn}(a, b)", binary_patterns(ra, rb)[:4],
+                              compare="ulp" if fn in ("mul", "div", "pow") else "exact", oracle=UFUNCS[fn]))
+    for fn in ("mul", "div"):
+        for other in ("bool", "int32", "float32", "float64", c128):
+            cases.append(Case(_name(fn, _sig(c64, 1), _sig(other, 1)), "complex", _ab(c64, 1, other, 1),
+                              f"return {fn}(a, b)", binary_patterns(1, 1, mismatch=False)[:3], compare="ulp",
+                              oracle=UFUNCS[fn]))
+    for fn in ("abs", "sqrt", "exp", "log", "log10", "expm1", "isnan", "conj", "angle"):
+        for dt, r in ((c64, 1), (c128, 2)):
+            if fn == "abs" and r == 0:
+                continue  # the builtin abs in Python
+            cases.append(Case(_name(fn, _sig(dt, r)), "complex", [Param("a", dt, r, "finite")], f"return {fn}(a)",
+                              unary_patterns(r)[:3], compare="ulp" if fn not in ("minus", "isnan", "isinf", "conj")
+                              else "exact", oracle=getattr(np, fn, None) if fn not in UFUNCS else UFUNCS[fn]))
+    for fn in ("real", "imag"):
+        for dt, r in ((c64, 2), ("float64", 1)):
+            cases.append(Case(_name(fn, _sig(dt, r)), "complex", [Param("a", dt, r)], f"return a.{fn} * 2",
+                              unary_patterns(r)[:3], oracle=lambda a, fn=fn: getattr(a, fn) * 2))
+    for fn in ("sum", "prod", "mean"):
+        for dt, r in ((c64, 1), (c128, 2)):
+            cases.append(Case(_name(fn, _sig(dt, r)), "complex", [Param("a", dt, r, "finite")], f"return {fn}(a)",
+                              reduce_patterns(r)[:3], compare="approx", rtol=_approx_rtol("float32" if dt == c64 else dt),
+                              scale=(lambda x, fn=fn: getattr(np, fn)(np.abs(x))), oracle=getattr(np, fn)))
+    for dt in (c64, c128):
+        cases.append(Case(_name("matmult", _sig(dt, 2), _sig(dt, 2)), "complex", _ab(dt, 2, dt, 2, "finite", "finite"),
+                          "return a @ b", [[(3, 4), (4, 5)], [(1, 4), (4, 1)], [(3, 0), (0, 2)]], compare="approx",
+                          rtol=_approx_rtol("float32" if dt == c64 else dt),
+                          scale=lambda a, b: np.abs(a) @ np.abs(b), oracle=np.matmul))
+        cases.append(Case(_name("print", _sig(dt, 1)), "complex", [Param("a", dt, 1)], "print(a, a[0])",
+                          [[(5,)], [(1,)], [(40,)], [("strided", (6,))]], compare="stdout", result="None"))
+    return cases
+
+
 FAMILIES = (binary_family, promote_family, unary_family, ufuncs_family, numeric_family, reduce_family, axis_family, where_family,
             allclose_family, alloc_family, linalg_family, operator_family, literal_family, method_family,
-            builtins_family, print_family, manipulation_family)
+            builtins_family, print_family, manipulation_family, complex_family)
 
 
 def all_cases():

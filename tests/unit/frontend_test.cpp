@@ -815,8 +815,24 @@ TEST(Parse, FloatLiterals) {
   }
 }
 
-TEST(Parse, ComplexLiteralsAreRejected) {
-  expectError("def f():\n    x = 3j\n", 2, 9, "complex numbers are not supported in pydd kernels");
+TEST(Parse, ImaginaryLiterals) {
+  struct Case {
+    const char* text;
+    double value;
+  } cases[] = {{"3j", 3.0}, {"2.5j", 2.5}, {"1e3J", 1000.0}, {"0j", 0.0}, {"1_0j", 10.0}};
+  for (auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    std::unique_ptr<Module> m;
+    const Expr* e = returnedExpr(c.text, m);
+    ASSERT_KIND(FloatLit, e);
+    EXPECT_EQ(dyn_cast<FloatLit>(e)->value, c.value);
+    EXPECT_TRUE(dyn_cast<FloatLit>(e)->imaginary);
+  }
+  std::unique_ptr<Module> m;
+  const Expr* e = returnedExpr("-2j", m);
+  ASSERT_KIND(Unary, e);
+  EXPECT_TRUE(isComplexLiteral(*returnedExpr("3 - 4j", m)));
+  EXPECT_FALSE(isComplexLiteral(*returnedExpr("3 - 4", m)));
 }
 
 TEST(Parse, BooleanLiterals) {

@@ -85,7 +85,7 @@ void expectError(const std::string& source, int line, int col, const std::string
 }
 
 const Type i32 = Type::int32(), i64 = Type::int64(), f32 = Type::float32(), f64 = Type::float64(),
-           boolean = Type::boolTy();
+           boolean = Type::boolTy(), c64 = Type::scalar(ScalarKind::Complex64), c128 = Type::complex128();
 
 // ---- inference: constants seed it ------------------------------------------------
 
@@ -196,6 +196,72 @@ TEST(Promotion, LiteralsAreWeak) {
   EXPECT_EQ(exprType("b + 1.5"), f64);
   // Two literals promote between themselves.
   EXPECT_EQ(exprType("1 + 2.0"), f64);
+}
+
+/// The type of `y = EXPR` with complex parameters beside real ones.
+Type complexExprType(const std::string& expression) {
+  Analyzed a = accept(
+      "def f(z: complex64, w: complex128, i: int32, l: int64, s: float32, d: float64, b: bool):\n"
+      "    y = " + expression + "\n");
+  return a.typeOf("y");
+}
+
+TEST(Promotion, ComplexAsNumPy) {
+  // complex64 keeps what float32 holds: float32 and bool.
+  EXPECT_EQ(complexExprType("z * s"), c64);
+  EXPECT_EQ(complexExprType("z + b"), c64);
+  EXPECT_EQ(complexExprType("z - z"), c64);
+  // float64 and 32- or 64-bit integers need complex128.
+  EXPECT_EQ(complexExprType("z * d"), c128);
+  EXPECT_EQ(complexExprType("z + i"), c128);
+  EXPECT_EQ(complexExprType("l / z"), c128);
+  EXPECT_EQ(complexExprType("z + w"), c128);
+  EXPECT_EQ(complexExprType("w * s"), c128);
+  EXPECT_EQ(complexExprType("z ** 2"), c64);
+  EXPECT_EQ(complexExprType("-z"), c64);
+  EXPECT_EQ(complexExprType("z == w"), boolean);
+  EXPECT_EQ(promote(ScalarKind::Complex64, ScalarKind::Float32), ScalarKind::Complex64);
+  EXPECT_EQ(promote(ScalarKind::Int64, ScalarKind::Complex64), ScalarKind::Complex128);
+  EXPECT_EQ(promote(ScalarKind::Complex128, ScalarKind::Complex64), ScalarKind::Complex128);
+  EXPECT_TRUE(canAssignImplicitly(ScalarKind::Float64, ScalarKind::Complex64));
+  EXPECT_FALSE(canAssignImplicitly(ScalarKind::Complex64, ScalarKind::Float64));
+}
+
+TEST(Promotion, ComplexLiteralsAreWeak) {
+  EXPECT_EQ(complexExprType("1j"), c128);
+  EXPECT_EQ(complexExprType("z * 2.5"), c64);
+  EXPECT_EQ(complexExprType("z * 1j"), c64);
+  EXPECT_EQ(complexExprType("z * (3 + 4j)"), c64);
+  EXPECT_EQ(complexExprType("z * (-1.5 - 2j)"), c64);
+  // A complex literal with float32 gives complex64, with anything else complex128.
+  EXPECT_EQ(complexExprType("s * 1j"), c64);
+  EXPECT_EQ(complexExprType("d * 1j"), c128);
+  EXPECT_EQ(complexExprType("i * 1j"), c128);
+  EXPECT_EQ(complexExprType("b * 2j"), c128);
+  EXPECT_EQ(complexExprType("3 + 4j"), c128);
+}
+
+TEST(Promotion, ComplexParts) {
+  EXPECT_EQ(complexExprType("abs(z)"), f32);
+  EXPECT_EQ(complexExprType("abs(w)"), f64);
+  EXPECT_EQ(complexExprType("z.real"), f32);
+  EXPECT_EQ(complexExprType("w.imag"), f64);
+  EXPECT_EQ(complexExprType("conj(z)"), c64);
+  EXPECT_EQ(complexExprType("angle(z)"), f32);
+  EXPECT_EQ(complexExprType("complex(d, s)"), c128);
+  EXPECT_EQ(complexExprType("complex64(s)"), c64);
+  EXPECT_EQ(complexExprType("sqrt(z)"), c64);
+}
+
+TEST(Errors, ComplexNumbersHaveNoOrder) {
+  expectError("def f(z: complex128):\n    y = z < 1\n", 2, 9,
+              "'<' is not supported between complex128 and int64: complex numbers have no order");
+  expectError("def f(z: complex128):\n    y = z // 2\n", 2, 9, "unsupported operand types for //: complex128 and int64");
+  expectError("def f(z: complex128):\n    y = float(z)\n", 2, 9,
+              "cannot convert complex128 to float64; take z.real, z.imag or abs(z) first");
+  expectError("def f(z: Array(complex64, 1)):\n    y = max(z)\n", 2, 13, "max() does not support complex numbers");
+  expectError("def f(z: Array(complex64, 1)):\n    y = maximum(z, z)\n", 2, 9,
+              "maximum (maximum(a, b)) is not supported on complex64 operands: complex numbers have no order");
 }
 
 TEST(Promotion, BoolArithmeticIsIntArithmetic) {
@@ -633,7 +699,7 @@ TEST(Errors, NamesThatAreNotValues) {
 }
 
 TEST(Errors, UnknownAttributesAndMethods) {
-  expectError("def f(A: Array(float64)):\n    x = A.real\n", 2, 9, "attribute 'real' is not supported in pydd kernels");
+  expectError("def f(A: Array(float64)):\n    x = A.flat\n", 2, 9, "attribute 'flat' is not supported in pydd kernels");
   expectError("def f(A: Array(float64)):\n    x = A.frobnicate()\n", 2, 9, "unknown method 'frobnicate'");
   expectError("def f(l: List(int64)):\n    append(l, 1)\n", 2, 5, "'append' is a method; call it as x.append(...)");
 }
