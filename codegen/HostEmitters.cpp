@@ -15,6 +15,12 @@ const char* abiDtype(ScalarKind s) {
     case ScalarKind::Int64: return "Dtype::Int64";
     case ScalarKind::Float32: return "Dtype::Float32";
     case ScalarKind::Float64: return "Dtype::Float64";
+    case ScalarKind::Int8: return "Dtype::Int8";
+    case ScalarKind::Int16: return "Dtype::Int16";
+    case ScalarKind::UInt8: return "Dtype::UInt8";
+    case ScalarKind::UInt16: return "Dtype::UInt16";
+    case ScalarKind::UInt32: return "Dtype::UInt32";
+    case ScalarKind::UInt64: return "Dtype::UInt64";
   }
   return "";
 }

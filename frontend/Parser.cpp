@@ -198,7 +198,7 @@ class Lowerer {
       error(n, "type nested more than " + llvm::Twine(kMaxTypeNesting) + " levels deep is not supported in pydd kernels");
     else if (t.isUnknown())
       error(n, "unknown type '" + text(n) +
-                   "'; expected bool, int32, int64, float32, float64, Array(T, n), SparseMat(T), List(T), Dict(K, V), Heap(T) or a tuple (T1, T2)");
+                   "'; expected bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64, Array(T, n), SparseMat(T), List(T), Dict(K, V), Heap(T) or a tuple (T1, T2)");
     return t;
   }
 

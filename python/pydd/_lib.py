@@ -35,6 +35,12 @@ int64 = np.int64
 float32 = np.float32
 float64 = np.float64
 double = np.float64
+int8 = np.int8
+int16 = np.int16
+uint8 = np.uint8
+uint16 = np.uint16
+uint32 = np.uint32
+uint64 = np.uint64
 
 
 def _dtype(spec):
@@ -1327,6 +1333,7 @@ def toarray(S):
 
 __all__ = [
     "boolean", "int32", "int64", "float32", "float64", "double",
+    "int8", "int16", "uint8", "uint16", "uint32", "uint64",
     "Array", "List", "Dict", "Heap", "Tuple",
     "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "copy", "arange", "fill",
     "shape", "ndim", "size",
@@ -1350,4 +1357,5 @@ __all__ = [
 
 # Library functions, i.e. the names whose method spelling is rewritten.
 LIBRARY_FUNCTIONS = frozenset(n for n in __all__ if n not in {
-    "boolean", "int32", "int64", "float32", "float64", "double", "Array", "List", "Dict", "Heap", "Tuple", "SparseMat"})
+    "boolean", "int32", "int64", "float32", "float64", "double", "int8", "int16", "uint8", "uint16", "uint32",
+    "uint64", "Array", "List", "Dict", "Heap", "Tuple", "SparseMat"})

@@ -33,7 +33,15 @@ struct hypot { template <class T> auto operator()(T a, T b) const { return std::
 /// x * x in x's type (integers wrap, as NumPy's fixed-width integers).
 struct square {
   template <class T>
-  T operator()(T a) const { return static_cast<T>(a * a); }
+  T operator()(T a) const {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // In unsigned arithmetic of at least int's width: wraps without UB.
+      using U = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
+      return static_cast<T>(static_cast<U>(a) * static_cast<U>(a));
+    } else {
+      return static_cast<T>(a * a);
+    }
+  }
 };
 
 /// NumPy's sign: -1, 0 or 1 in the operand's type; NaN stays NaN and
