@@ -217,3 +217,60 @@ def test_print(build, opt, capsys):
     got = capsys.readouterr().out
     ref.show(*args)
     assert got == capsys.readouterr().out == "255 -300 18446744073709551615 [         0          7 4294967295] [-128    5  127]\n"
+
+
+def test_sparse_element_types(build, opt):
+    import scipy.sparse as sp
+    comp, ref = build("smallints", opt)
+    S = sp.random(6, 7, density=0.4, format="csr", random_state=5)
+    S.data = (S.data * 255).astype(np.uint8)
+    x, y = RNG.normal(size=7), RNG.integers(0, 256, 7).astype(np.uint8)
+    got = comp.sparse_ops(S, x, y)
+    exp = ref.sparse_ops(S, x, y)
+    assert np.allclose(got[0], exp[0], rtol=1e-12) and got[0].dtype == np.float64
+    assert got[1].dtype == exp[1].dtype == np.uint8 and np.array_equal(got[1], exp[1])  # wraps as SciPy's
+    assert got[2] == exp[2] == int(S.data.astype(np.uint64).sum())
+    assert got[3].dtype == np.uint8 and np.array_equal(got[3].toarray(), exp[3].toarray())
+    assert got[4].dtype == np.uint8 and np.array_equal(got[4], exp[4])
+    assert got[5].dtype == np.uint64 and np.array_equal(got[5], np.asarray(exp[5]).ravel())
+    T = comp.sparse_build(4, np.int16(-300))
+    assert T.dtype == np.int16 and np.array_equal(T.toarray(), ref.sparse_build(4, np.int16(-300)).toarray())
+    with pytest.raises(TypeError, match=r"parameter 'S'"):
+        comp.sparse_ops(S.astype(np.int8), x, y)
+
+
+HOST_MAIN = r"""
+#include <cstdio>
+#include "smallints_host.h"
+int main() {
+  pydd::Array<uint16_t, 1> x = pydd::Array<uint16_t, 1>::zeros({3});
+  x(0) = 65535; x(1) = 65535; x(2) = 2;
+  auto [s, t] = smallints_host::mix(int8_t(-128), uint8_t(255), x);
+  pydd::Array<uint32_t, 1> y = pydd::Array<uint32_t, 1>::zeros({1});
+  y(0) = 4000000000u;
+  pydd::Array<uint32_t, 1> z = smallints_host::wrap(y, 2u);
+  std::printf("%d %llu %u\n", int(s), (unsigned long long)t, (unsigned)z(0));
+}
+"""
+
+
+def test_host_cpp_header(tmp_path):
+    import shlex
+    import shutil
+    import subprocess
+    from conftest import KERNELS, run_pyddc
+    built = run_pyddc("--host=cpp", KERNELS / "smallints_host.pydd", "-o", tmp_path)
+    assert built.returncode == 0, built.stderr
+    header = (tmp_path / "smallints_host.h").read_text().replace("[[maybe_unused]] ", "")
+    assert "std::tuple<int16_t, uint64_t> mix(int8_t a, uint8_t b, const pydd::Array<uint16_t, 1>& x" in header
+    (tmp_path / "main.cpp").write_text(HOST_MAIN)
+    flags = shlex.split(run_pyddc("--cxxflags").stdout) + ["-I", str(tmp_path)]
+    ldflags = shlex.split(run_pyddc("--ldflags").stdout)
+    exe = tmp_path / "main"
+    cc = subprocess.run([shutil.which("c++"), *flags, str(tmp_path / "main.cpp"), str(tmp_path / "libsmallints_host.a"),
+                         *ldflags, "-o", str(exe)], capture_output=True, text=True)
+    assert cc.returncode == 0, cc.stderr
+    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    # int8 + uint8 is int16 (127); uint16's sum is uint64 (no wrap); uint32 wraps.
+    assert run.stdout.split() == ["127", "131072", str(4000000000 * 2 % 2**32)]
