@@ -52,7 +52,6 @@ std::string emitCountNonzero(const Call&, llvm::ArrayRef<std::string> args) {
   return "pydd::count_nonzero(" + args[0] + ")";
 }
 
-/// The kind NumPy's sum accumulates in: int64 for bools and integers.
 /// NumPy's sum/cumsum accumulator: floats keep their kind, unsigned
 /// integers go to uint64, signed ones and bools to int64.
 ScalarKind sumKind(ScalarKind k) {
