@@ -37,7 +37,12 @@ bool parseScalarName(const std::string& name, ScalarKind& out) {
 }
 
 bool isFloatKind(ScalarKind s) { return s == ScalarKind::Float32 || s == ScalarKind::Float64; }
-bool isIntegerKind(ScalarKind s) { return s != ScalarKind::Bool && !isFloatKind(s); }
+bool isIntegerKind(ScalarKind s) {
+  // Listed rather than "not bool, not float", so that kinds added later
+  // (complex) are not integers by default.
+  return s == ScalarKind::Int8 || s == ScalarKind::Int16 || s == ScalarKind::Int32 || s == ScalarKind::Int64 ||
+         isUnsignedKind(s);
+}
 bool isUnsignedKind(ScalarKind s) {
   return s == ScalarKind::UInt8 || s == ScalarKind::UInt16 || s == ScalarKind::UInt32 || s == ScalarKind::UInt64;
 }

@@ -349,6 +349,10 @@ def annotate(case):
     if status == "raise":
         raise Skip(f"{type(value).__name__}: {value}")
     case.result = annotation_of(value)
+    if case.family != "smallints" and re.search(r"\bu?int(8|16)\b|\buint(32|64)\b", case.result):
+        # bool // bool is int8 in NumPy; pyddc refuses it (a bool operand
+        # of //, % or ** asks for a conversion), as before int8 existed.
+        raise Skip(f"result {case.result}")
     return case
 
 
