@@ -164,7 +164,7 @@ class FunctionEmitter {
       case ExprKind::Unary: {
         auto& u = static_cast<const Unary&>(e);
         const char* op = u.op == UnaryOp::Neg ? "-" : u.op == UnaryOp::Pos ? "+" : "~";
-        // C++ widens int32 operands to int; narrow back to the IR type.
+        // C++ widens 8-, 16- and 32-bit operands to int; narrow back to the IR type.
         return cxxScalar(e.type) + "(" + op + expr(*u.operand) + ")";
       }
       case ExprKind::Binary: return binary(static_cast<const Binary&>(e));

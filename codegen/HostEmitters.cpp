@@ -17,6 +17,12 @@ const char* abiDtype(ScalarKind s) {
     case ScalarKind::Float64: return "Dtype::Float64";
     case ScalarKind::Complex64: return "Dtype::Complex64";
     case ScalarKind::Complex128: return "Dtype::Complex128";
+    case ScalarKind::Int8: return "Dtype::Int8";
+    case ScalarKind::Int16: return "Dtype::Int16";
+    case ScalarKind::UInt8: return "Dtype::UInt8";
+    case ScalarKind::UInt16: return "Dtype::UInt16";
+    case ScalarKind::UInt32: return "Dtype::UInt32";
+    case ScalarKind::UInt64: return "Dtype::UInt64";
   }
   return "";
 }

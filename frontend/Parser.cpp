@@ -202,7 +202,7 @@ class Lowerer {
       error(n, "complex numbers cannot be dict keys or heap keys in pydd kernels, in '" + text(n) + "'");
     else if (t.isUnknown())
       error(n, "unknown type '" + text(n) +
-                   "'; expected bool, int32, int64, float32, float64, complex64, complex128, Array(T, n), SparseMat(T), List(T), Dict(K, V), Heap(T) or a tuple (T1, T2)");
+                   "'; expected bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64, complex64, complex128, Array(T, n), SparseMat(T), List(T), Dict(K, V), Heap(T) or a tuple (T1, T2)");
     return t;
   }
 

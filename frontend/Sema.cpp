@@ -20,6 +20,14 @@ namespace {
 
 bool isWeak(const Expr& e) { return isWeakLiteral(e); }
 
+/// The value of an integer literal written in the source (`300`, `-1`),
+/// which NumPy 2 refuses to convert to an integer type that cannot hold it
+/// (OverflowError); pyddc refuses it at compile time.
+bool literalOutOfRange(const Expr& e, ScalarKind k, int64_t& value) {
+  if (!isIntegerKind(k) || !isWeakLiteral(e) || !constantInt(e, value)) return false;
+  return !integerFits(value, k);
+}
+
 bool isBitwise(BinaryOp op) {
   return op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor || op == BinaryOp::Shl ||
          op == BinaryOp::Shr;
@@ -1063,6 +1071,8 @@ class FunctionTyper {
         if (t.isComplex() && !c.target.isComplex() && !c.target.isBool())
           return bad(report, c.loc, "cannot convert " + t.str() + " to " + c.target.str() +
                                         "; take z.real, z.imag or abs(z) first");
+        if (int64_t v; literalOutOfRange(*c.operand, c.target.elem(), v))
+          return bad(report, c.operand->loc, "integer literal " + std::to_string(v) + " is out of bounds for " + c.target.str());
         return c.target;
       }
       case ExprKind::TupleLit: {
@@ -1303,7 +1313,9 @@ class FunctionTyper {
     const Type& from = e->type;
     if (from.isUnknown()) return e;
     if (to.isScalar() && from.isScalar()) {
-      if (!canAssignImplicitly(from.elem(), to.elem()))
+      if (int64_t v; literalOutOfRange(*e, to.elem(), v))
+        Diag.error(e->loc, "integer literal " + std::to_string(v) + " does not fit in " + to.str() + " for " + what);
+      else if (!canAssignImplicitly(from.elem(), to.elem()))
         Diag.error(e->loc, "cannot implicitly convert " + from.str() + " to " + to.str() + " for " + what +
                                (from.isComplex() ? "; take .real, .imag or abs(...)" : "; write " + to.str() + "(...) to convert"));
       return convert(std::move(e), to);
@@ -1601,10 +1613,9 @@ class FunctionTyper {
   /// A weak integer literal takes the other operand's type; NumPy 2 raises
   /// OverflowError when it does not fit, and so does pyddc, at compile time.
   void checkLiteralFits(const Expr& e, const Type& to) {
-    auto* lit = dyn_cast<IntLit>(&e);
-    if (!lit || to != Type::int32()) return;
-    if (lit->value < INT32_MIN || lit->value > INT32_MAX)
-      Diag.error(lit->loc, "integer literal " + std::to_string(lit->value) + " does not fit in int32, the type of the other operand");
+    int64_t v;
+    if (to.isScalar() && literalOutOfRange(e, to.elem(), v))
+      Diag.error(e.loc, "integer literal " + std::to_string(v) + " does not fit in " + to.str() + ", the type of the other operand");
   }
 
   /// Makes the conversions of an already typed expression explicit.
@@ -1701,6 +1712,10 @@ class FunctionTyper {
           for (size_t i = 0; i < c.args.size(); ++i)
             c.args[i] = convertForAssignment(std::move(c.args[i]), callee->params[i].type,
                                              "argument '" + callee->params[i].name + "' of " + c.callee + "()");
+        } else if (c.target == CallTarget::Library && c.library->element && c.type.isComplete()) {
+          // `a + 300` on a uint8 array: the literal takes the array's kind.
+          const ScalarKind k = elementOperandKind(c);
+          for (auto& a : c.args) checkLiteralFits(*a, Type::scalar(k));
         } else if (c.target == CallTarget::Library && c.library->yieldsEntries &&
                    &c != IterationSource) {
           Diag.error(c.loc, (c.callee == "row" ? std::string("S.row(i)") : std::string("S.nonzeros()")) +
@@ -1758,8 +1773,8 @@ void checkDefault(const Param& p, Diagnostics& diag) {
   int64_t i = 0;
   if (isFloat && !isFloatKind(p.type.elem()) && !isComplexKind(p.type.elem()))
     diag.error(p.loc, "the default value " + p.defaultValue + " of '" + p.name + "' is not a " + p.type.str());
-  else if (p.type.elem() == ScalarKind::Int32 && !text.getAsInteger(10, i) && (i < INT32_MIN || i > INT32_MAX))
-    diag.error(p.loc, "the default value " + p.defaultValue + " of '" + p.name + "' does not fit in int32");
+  else if (isIntegerKind(p.type.elem()) && !text.getAsInteger(10, i) && !integerFits(i, p.type.elem()))
+    diag.error(p.loc, "the default value " + p.defaultValue + " of '" + p.name + "' does not fit in " + p.type.str());
 }
 
 void checkSignatures(Module& m, Diagnostics& diag) {

@@ -14,6 +14,12 @@ const char* cxxScalarType(ScalarKind s) {
     case ScalarKind::Float64: return "double";
     case ScalarKind::Complex64: return "std::complex<float>";
     case ScalarKind::Complex128: return "std::complex<double>";
+    case ScalarKind::Int8: return "int8_t";
+    case ScalarKind::Int16: return "int16_t";
+    case ScalarKind::UInt8: return "uint8_t";
+    case ScalarKind::UInt16: return "uint16_t";
+    case ScalarKind::UInt32: return "uint32_t";
+    case ScalarKind::UInt64: return "uint64_t";
   }
   return "void";
 }
@@ -36,7 +42,9 @@ std::string cxxType(const Type& t) {
   return "<unsupported>";
 }
 
-ScalarKind elementComputeKind(const Call& c) {
+ScalarKind elementComputeKind(const Call& c) { return elementComputeKind(*c.library->element, elementOperandKind(c)); }
+
+ScalarKind elementOperandKind(const Call& c) {
   ScalarKind k = ScalarKind::Bool;
   bool weak = true;
   bool first = true;
@@ -47,13 +55,16 @@ ScalarKind elementComputeKind(const Call& c) {
     weak = first ? w : weak && w;
     first = false;
   }
-  return elementComputeKind(*c.library->element, k);
+  return k;
 }
 
 ScalarKind elementComputeKind(const ElementRule& rule, ScalarKind operands) {
   switch (rule.compute) {
     case ElementRule::Compute::Common: return operands;
     case ElementRule::Compute::Float:
+      if (isFloatKind(operands) || isComplexKind(operands)) return operands;
+      return isIntegerKind(operands) && bitWidth(operands) <= 16 ? ScalarKind::Float32 : ScalarKind::Float64;
+    case ElementRule::Compute::TrueDivide:
       return isFloatKind(operands) || isComplexKind(operands) ? operands : ScalarKind::Float64;
     case ElementRule::Compute::Bool: return ScalarKind::Bool;
   }

@@ -37,9 +37,11 @@ struct ElementRule {
   /// The same formula in pydd, over operands named a and b.
   const char* formula;
   /// The kind operands are converted to before the formula: their common
-  /// kind (NumPy promotion, literals weak), that kind widened to float64
-  /// when it is not a float (true division, sqrt, exp...), or bool.
-  enum class Compute { Common, Float, Bool } compute;
+  /// kind (NumPy promotion, literals weak), that kind widened to a float
+  /// when it is not one (sqrt, exp...: float32 for 16-bit integers, float64
+  /// for wider ones, as NumPy's loops; 8-bit ones would be float16), or bool.
+  /// TrueDivide is Float, except that every integer kind gives float64.
+  enum class Compute { Common, Float, Bool, TrueDivide } compute;
   /// Comparisons, logic and isnan/isinf yield bool; the rest the compute kind.
   bool resultBool;
   /// NumPy refuses bool operands, or gives int8/float16 which pydd lacks.
@@ -192,6 +194,8 @@ const std::vector<LibraryFunction>& libraryFunctions();
 
 /// The kind an element-wise call computes in (see ElementRule::Compute).
 ScalarKind elementComputeKind(const Call& call);
+/// The common kind of an element-wise call's operands, before its rule.
+ScalarKind elementOperandKind(const Call& call);
 /// The same for operands whose common kind is `operands`.
 ScalarKind elementComputeKind(const ElementRule& rule, ScalarKind operands);
 

@@ -43,6 +43,10 @@ Type elementwiseType(const Call& c, TypeRuleError& err) {
       return fail(err, static_cast<int>(i), std::string(c.callee) + "() of " + t.str() + " is not supported");
   }
   ScalarKind compute = elementComputeKind(c);
+  ScalarKind operands = elementOperandKind(c);
+  if (rule.compute == Compute::Float && isIntegerKind(operands) && bitWidth(operands) == 8)
+    return fail(err, -1, std::string(c.callee) + " (" + rule.formula + ") of " + scalarName(operands) +
+                             " operands is float16 in NumPy, which pydd lacks; convert them to float32 first");
   if (rule.rejectsBool && compute == ScalarKind::Bool)
     return fail(err, -1, std::string(c.callee) + " (" + rule.formula +
                              ") is not supported on bool operands; convert them to a number type first");
@@ -205,7 +209,7 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
       {"add", "numpy.add", {"pydd::op::add", "a + b", Compute::Common, false, false}},
       {"sub", "numpy.subtract", {"pydd::op::sub", "a - b", Compute::Common, false, true}},
       {"mul", "numpy.multiply", {"pydd::op::mul", "a * b", Compute::Common, false, false}},
-      {"div", "numpy.true_divide", {"pydd::op::truediv", "a / b", Compute::Float, false, false}},
+      {"div", "numpy.true_divide", {"pydd::op::truediv", "a / b", Compute::TrueDivide, false, false}},
       {"floordiv", "numpy.floor_divide", {"pydd::op::floordiv", "a // b", Compute::Common, false, true}},
       {"mod", "numpy.mod", {"pydd::op::mod", "a % b", Compute::Common, false, true}},
       {"pow", "numpy.power", {"pydd::op::power", "a ** b", Compute::Common, false, true}},

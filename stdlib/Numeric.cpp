@@ -52,8 +52,12 @@ std::string emitCountNonzero(const Call&, llvm::ArrayRef<std::string> args) {
   return "pydd::count_nonzero(" + args[0] + ")";
 }
 
-/// The kind NumPy's sum accumulates in: int64 for bools and integers.
-ScalarKind sumKind(ScalarKind k) { return isFloatKind(k) ? k : ScalarKind::Int64; }
+/// NumPy's sum/cumsum accumulator: floats and complex numbers keep their
+/// kind, unsigned integers go to uint64, signed ones and bools to int64.
+ScalarKind sumKind(ScalarKind k) {
+  if (isFloatKind(k) || isComplexKind(k)) return k;
+  return isUnsignedKind(k) ? ScalarKind::UInt64 : ScalarKind::Int64;
+}
 
 Type traceType(const Call& c, TypeRuleError& err) {
   const Type& a = arg(c, 0)->type;

@@ -6,12 +6,14 @@
 namespace pydd::catalog {
 namespace {
 
-/// NumPy's accumulator for sum and prod: integers and bools in int64,
-/// floats in their own kind. mean: float64 unless float32.
+/// NumPy's accumulator for sum and prod: signed integers and bools in
+/// int64, unsigned integers in uint64, floats in their own kind. mean:
+/// float64 unless float32.
 ScalarKind accumulatorKind(const LibraryFunction& f, ScalarKind elem) {
   std::string name = f.name;
   if (name == "mean") return elem == ScalarKind::Float32 || isComplexKind(elem) ? elem : ScalarKind::Float64;
-  if (name == "sum" || name == "prod") return isFloatKind(elem) || isComplexKind(elem) ? elem : ScalarKind::Int64;
+  if (name == "sum" || name == "prod")
+    return isFloatKind(elem) || isComplexKind(elem) ? elem : isUnsignedKind(elem) ? ScalarKind::UInt64 : ScalarKind::Int64;
   return elem;  // min, max
 }
 

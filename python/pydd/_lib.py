@@ -37,6 +37,12 @@ float64 = np.float64
 double = np.float64
 complex64 = np.complex64
 complex128 = np.complex128
+int8 = np.int8
+int16 = np.int16
+uint8 = np.uint8
+uint16 = np.uint16
+uint32 = np.uint32
+uint64 = np.uint64
 
 
 def _dtype(spec):
@@ -1357,6 +1363,7 @@ def toarray(S):
 
 __all__ = [
     "boolean", "int32", "int64", "float32", "float64", "double", "complex64", "complex128",
+    "int8", "int16", "uint8", "uint16", "uint32", "uint64",
     "real", "imag", "conj", "conjugate", "angle", "complex_parts", "astype",
     "Array", "List", "Dict", "Heap", "Tuple",
     "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "copy", "arange", "fill",
@@ -1381,5 +1388,5 @@ __all__ = [
 
 # Library functions, i.e. the names whose method spelling is rewritten.
 LIBRARY_FUNCTIONS = frozenset(n for n in __all__ if n not in {
-    "boolean", "int32", "int64", "float32", "float64", "double", "complex64", "complex128", "Array", "List", "Dict", "Heap",
-    "Tuple", "SparseMat"})
+    "boolean", "int32", "int64", "float32", "float64", "double", "complex64", "complex128", "int8", "int16", "uint8",
+    "uint16", "uint32", "uint64", "Array", "List", "Dict", "Heap", "Tuple", "SparseMat"})

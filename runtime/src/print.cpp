@@ -513,6 +513,12 @@ void PrintLine::add_array(PrintElem elem, const void* data, int64_t n, int64_t s
     case PrintElem::Float64: text = format_array(static_cast<const double*>(data), n, stride); break;
     case PrintElem::Complex64: text = format_array(static_cast<const std::complex<float>*>(data), n, stride); break;
     case PrintElem::Complex128: text = format_array(static_cast<const std::complex<double>*>(data), n, stride); break;
+    case PrintElem::Int8: text = format_array(static_cast<const int8_t*>(data), n, stride); break;
+    case PrintElem::Int16: text = format_array(static_cast<const int16_t*>(data), n, stride); break;
+    case PrintElem::UInt8: text = format_array(static_cast<const uint8_t*>(data), n, stride); break;
+    case PrintElem::UInt16: text = format_array(static_cast<const uint16_t*>(data), n, stride); break;
+    case PrintElem::UInt32: text = format_array(static_cast<const uint32_t*>(data), n, stride); break;
+    case PrintElem::UInt64: text = format_array(static_cast<const uint64_t*>(data), n, stride); break;
   }
   append(text.data(), static_cast<int64_t>(text.size()));
 }

@@ -1154,6 +1154,9 @@ TEST(TypeText, Arrays) {
   EXPECT_EQ(parseTypeText("Array(float32)"), Type::array(ScalarKind::Float32, 1));
   EXPECT_EQ(parseTypeText("Array(double,3)"), Type::array(ScalarKind::Float64, 3));
   EXPECT_EQ(parseTypeText("Array( int , 8 )"), Type::array(ScalarKind::Int64, 8));
+  EXPECT_EQ(parseTypeText("Array(uint8, 2)"), Type::array(ScalarKind::UInt8, 2));
+  EXPECT_EQ(parseTypeText("int8"), Type::scalar(ScalarKind::Int8));
+  EXPECT_EQ(parseTypeText("List(uint32)"), Type::list(Type::scalar(ScalarKind::UInt32)));
 }
 
 TEST(TypeText, Rejections) {
@@ -1163,7 +1166,8 @@ TEST(TypeText, Rejections) {
   EXPECT_TRUE(parseTypeText("Array(int, 2, 3)").isUnknown());
   EXPECT_TRUE(parseTypeText("Array(int").isUnknown());
   EXPECT_TRUE(parseTypeText("Array").isUnknown());
-  EXPECT_TRUE(parseTypeText("int8").isUnknown());
+  EXPECT_TRUE(parseTypeText("int128").isUnknown());
+  EXPECT_TRUE(parseTypeText("uint").isUnknown());
   EXPECT_TRUE(parseTypeText("Float64").isUnknown());
   EXPECT_TRUE(parseTypeText("").isUnknown());
   EXPECT_TRUE(parseTypeText("List(int64, int64)").isUnknown());

@@ -198,6 +198,106 @@ TEST(Promotion, LiteralsAreWeak) {
   EXPECT_EQ(exprType("1 + 2.0"), f64);
 }
 
+// numpy.promote_types over every pair of pydd's 13 element types (the table
+// printed by NumPy 1.24 and 2.x alike).
+TEST(Promotion, PromoteMatchesNumpyPromoteTypes) {
+  using K = ScalarKind;
+  const K B = K::Bool, I8 = K::Int8, I16 = K::Int16, I32 = K::Int32, I64 = K::Int64, U8 = K::UInt8,
+          U16 = K::UInt16, U32 = K::UInt32, U64 = K::UInt64, F32 = K::Float32, F64 = K::Float64,
+          C64 = K::Complex64, C128 = K::Complex128;
+  const K kinds[13] = {B, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, C64, C128};
+  const K expected[13][13] = {
+      {B, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, C64, C128},  // bool
+      {I8, I8, I16, I32, I64, I16, I32, I64, F64, F32, F64, C64, C128},  // int8
+      {I16, I16, I16, I32, I64, I16, I32, I64, F64, F32, F64, C64, C128},  // int16
+      {I32, I32, I32, I32, I64, I32, I32, I64, F64, F64, F64, C128, C128},  // int32
+      {I64, I64, I64, I64, I64, I64, I64, I64, F64, F64, F64, C128, C128},  // int64
+      {U8, I16, I16, I32, I64, U8, U16, U32, U64, F32, F64, C64, C128},  // uint8
+      {U16, I32, I32, I32, I64, U16, U16, U32, U64, F32, F64, C64, C128},  // uint16
+      {U32, I64, I64, I64, I64, U32, U32, U32, U64, F64, F64, C128, C128},  // uint32
+      {U64, F64, F64, F64, F64, U64, U64, U64, U64, F64, F64, C128, C128},  // uint64
+      {F32, F32, F32, F64, F64, F32, F32, F64, F64, F32, F64, C64, C128},  // float32
+      {F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, C128, C128},  // float64
+      {C64, C64, C64, C128, C128, C64, C64, C128, C128, C64, C128, C64, C128},  // complex64
+      {C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128},  // complex128
+  };
+  for (int a = 0; a < 13; ++a)
+    for (int b = 0; b < 13; ++b) {
+      EXPECT_EQ(promote(kinds[a], kinds[b]), expected[a][b]) << scalarName(kinds[a]) << " + " << scalarName(kinds[b]);
+      // Two operands of equal strength promote; so do two weak ones.
+      EXPECT_EQ(commonKind(kinds[a], false, kinds[b], false), expected[a][b]);
+      EXPECT_EQ(commonKind(kinds[a], true, kinds[b], true), expected[a][b]);
+    }
+}
+
+// NEP 50: a weak (literal) integer takes any integer kind, a weak float
+// takes float kinds and gives float64 beside an integer.
+TEST(Promotion, CommonKindWithWeakLiterals) {
+  using K = ScalarKind;
+  for (K k : {K::Int8, K::Int16, K::UInt8, K::UInt16, K::UInt32, K::UInt64}) {
+    EXPECT_EQ(commonKind(k, false, K::Int64, true), k) << scalarName(k);
+    EXPECT_EQ(commonKind(K::Int64, true, k, false), k) << scalarName(k);
+    EXPECT_EQ(commonKind(k, false, K::Bool, true), k) << scalarName(k);
+    EXPECT_EQ(commonKind(k, false, K::Float64, true), K::Float64) << scalarName(k);
+    // A weak complex beside an integer is complex128 (NEP 50's int8 * 1j).
+    EXPECT_EQ(commonKind(k, false, K::Complex128, true), K::Complex128) << scalarName(k);
+    // A small or unsigned integer stored into a complex is fine; never back.
+    EXPECT_TRUE(canAssignImplicitly(k, K::Complex64)) << scalarName(k);
+    EXPECT_FALSE(canAssignImplicitly(K::Complex64, k)) << scalarName(k);
+    EXPECT_TRUE(canAssignImplicitly(k, K::Int8)) << scalarName(k);
+    EXPECT_TRUE(canAssignImplicitly(K::UInt64, k)) << scalarName(k);
+  }
+  EXPECT_EQ(commonKind(K::Bool, false, K::Int64, true), K::Int64);
+  EXPECT_EQ(commonKind(K::Float32, false, K::Int64, true), K::Float32);
+}
+
+TEST(Promotion, IntegerRanges) {
+  using K = ScalarKind;
+  EXPECT_TRUE(integerFits(255, K::UInt8));
+  EXPECT_FALSE(integerFits(256, K::UInt8));
+  EXPECT_FALSE(integerFits(-1, K::UInt64));
+  EXPECT_TRUE(integerFits(INT64_MAX, K::UInt64));
+  EXPECT_TRUE(integerFits(-128, K::Int8));
+  EXPECT_FALSE(integerFits(128, K::Int8));
+  EXPECT_TRUE(integerFits(-32768, K::Int16));
+  EXPECT_FALSE(integerFits(65536, K::UInt16));
+  EXPECT_FALSE(integerFits(int64_t(1) << 32, K::UInt32));
+  EXPECT_EQ(bitWidth(K::UInt16), 16);
+  EXPECT_TRUE(isUnsignedKind(K::UInt32));
+  EXPECT_FALSE(isUnsignedKind(K::Int8));
+}
+
+/// The type of `y = EXPR` with parameters of the small and unsigned types.
+Type smallIntExprType(const std::string& expression) {
+  Analyzed a = accept(
+      "def f(a: int8, b: uint8, h: int16, w: uint16, u: uint32, q: uint64, l: int64, s: float32):\n"
+      "    y = " + expression + "\n");
+  return a.typeOf("y");
+}
+
+TEST(Promotion, SmallAndUnsignedOperands) {
+  EXPECT_EQ(smallIntExprType("a + b"), Type::scalar(ScalarKind::Int16));
+  EXPECT_EQ(smallIntExprType("u + l"), i64);
+  EXPECT_EQ(smallIntExprType("q + l"), f64);
+  EXPECT_EQ(smallIntExprType("s * w"), f32);
+  EXPECT_EQ(smallIntExprType("s * u"), f64);
+  EXPECT_EQ(smallIntExprType("b + 1"), Type::scalar(ScalarKind::UInt8));
+  EXPECT_EQ(smallIntExprType("-b"), Type::scalar(ScalarKind::UInt8));
+  EXPECT_EQ(smallIntExprType("b / b"), f64);
+  EXPECT_EQ(smallIntExprType("h // 2"), Type::scalar(ScalarKind::Int16));
+  EXPECT_EQ(smallIntExprType("uint8(l)"), Type::scalar(ScalarKind::UInt8));
+}
+
+TEST(Promotion, OutOfRangeLiteralIsAnError) {
+  for (const char* body : {"    y = b + 256\n", "    y = b - -1\n", "    y = a * 128\n", "    y = uint8(300)\n",
+                           "    y: uint16 = 70000\n"}) {
+    Analyzed a = analyze(std::string("def f(a: int8, b: uint8):\n") + body);
+    EXPECT_FALSE(a.ok) << body;
+    EXPECT_NE(a.messages.find("integer literal"), std::string::npos) << body << a.messages;
+  }
+  EXPECT_TRUE(analyze("def f(b: uint8):\n    y = b + 255\n").ok);
+}
+
 /// The type of `y = EXPR` with complex parameters beside real ones.
 Type complexExprType(const std::string& expression) {
   Analyzed a = accept(

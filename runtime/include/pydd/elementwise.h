@@ -33,9 +33,11 @@ namespace op {
 namespace detail {
 using pydd::detail::is_int_v;
 // Signed overflow wraps as NumPy's does, also without -fwrapv.
+// At least `unsigned`, so that 8- and 16-bit operands are not promoted to
+// (signed) int, where uint16 * uint16 could overflow.
 template <class T, class G>
 inline T wrapping(T a, T b, G g) {
-  using U = std::make_unsigned_t<T>;
+  using U = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
   return static_cast<T>(g(static_cast<U>(a), static_cast<U>(b)));
 }
 }  // namespace detail
@@ -84,10 +86,14 @@ struct floordiv {
     } else if constexpr (std::is_same_v<T, bool>) {
       return a && b;
     } else {
-      if (b == 0) return T(0);                                   // NumPy warns and gives 0
-      if (b == T(-1)) return pydd::detail::wrapping_neg(a);     // MIN // -1 wraps
-      const T q = a / b, r = a % b;
-      return (r != 0 && ((r < 0) != (b < 0))) ? T(q - 1) : q;
+      if (b == 0) return T(0);  // NumPy warns and gives 0
+      if constexpr (std::is_unsigned_v<T>) {
+        return T(a / b);
+      } else {
+        if (b == T(-1)) return pydd::detail::wrapping_neg(a);  // MIN // -1 wraps
+        const T q = T(a / b), r = T(a % b);
+        return (r != 0 && ((r < 0) != (b < 0))) ? T(q - 1) : q;
+      }
     }
   }
 };
@@ -102,9 +108,14 @@ struct mod {
     } else if constexpr (std::is_same_v<T, bool>) {
       return false;
     } else {
-      if (b == 0 || b == T(-1)) return T(0);
-      const T r = a % b;
-      return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+      if (b == 0) return T(0);
+      if constexpr (std::is_unsigned_v<T>) {
+        return T(a % b);
+      } else {
+        if (b == T(-1)) return T(0);
+        const T r = T(a % b);
+        return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+      }
     }
   }
 };

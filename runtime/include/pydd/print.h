@@ -51,7 +51,9 @@ int format_float(float x, char* out);
 namespace detail {
 
 /// Element types print() knows how to show in an array.
-enum class PrintElem : int { Bool, Int32, Int64, Float32, Float64, Complex64, Complex128 };
+enum class PrintElem : int {
+  Bool, Int32, Int64, Float32, Float64, Complex64, Complex128, Int8, Int16, UInt8, UInt16, UInt32, UInt64
+};
 
 template <class T>
 constexpr PrintElem print_elem() {
@@ -61,6 +63,12 @@ constexpr PrintElem print_elem() {
   else if constexpr (std::is_same_v<T, float>) return PrintElem::Float32;
   else if constexpr (std::is_same_v<T, std::complex<float>>) return PrintElem::Complex64;
   else if constexpr (std::is_same_v<T, std::complex<double>>) return PrintElem::Complex128;
+  else if constexpr (std::is_same_v<T, int8_t>) return PrintElem::Int8;
+  else if constexpr (std::is_same_v<T, int16_t>) return PrintElem::Int16;
+  else if constexpr (std::is_same_v<T, uint8_t>) return PrintElem::UInt8;
+  else if constexpr (std::is_same_v<T, uint16_t>) return PrintElem::UInt16;
+  else if constexpr (std::is_same_v<T, uint32_t>) return PrintElem::UInt32;
+  else if constexpr (std::is_same_v<T, uint64_t>) return PrintElem::UInt64;
   else return PrintElem::Float64;
 }
 
@@ -175,9 +183,9 @@ inline void add_value(PrintLine& line, const T& value) {
   } else if constexpr (is_array<T>::value) {
     static_assert(T::rank == 1, "pydd::print: only 1-D arrays can be printed");
     using E = typename T::value_type;
-    static_assert(std::is_same_v<E, bool> || std::is_same_v<E, int32_t> || std::is_same_v<E, int64_t> ||
-                      std::is_same_v<E, float> || std::is_same_v<E, double> ||
-                      std::is_same_v<E, std::complex<float>> || std::is_same_v<E, std::complex<double>>,
+    static_assert(std::is_same_v<E, bool> || std::is_integral_v<E> || std::is_same_v<E, float> ||
+                      std::is_same_v<E, double> || std::is_same_v<E, std::complex<float>> ||
+                      std::is_same_v<E, std::complex<double>>,
                   "pydd::print: unsupported array element type");
     line.add_array(print_elem<E>(), value.data(), value.shape(0), value.stride(0));
   } else if constexpr (std::is_convertible_v<const T&, const char*>) {

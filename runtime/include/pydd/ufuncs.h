@@ -47,8 +47,15 @@ struct hypot { template <class T> auto operator()(T a, T b) const { return std::
 struct square {
   template <class T>
   T operator()(T a) const {
-    if constexpr (is_complex_v<T>) return complex_mul(a, a);
-    else return static_cast<T>(a * a);
+    if constexpr (is_complex_v<T>) {
+      return complex_mul(a, a);
+    } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // In unsigned arithmetic of at least int's width: wraps without UB.
+      using U = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
+      return static_cast<T>(static_cast<U>(a) * static_cast<U>(a));
+    } else {
+      return static_cast<T>(a * a);
+    }
   }
 };
 
