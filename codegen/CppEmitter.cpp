@@ -154,14 +154,17 @@ class FunctionEmitter {
   std::string expr(const Expr& e) {
     switch (e.kind) {
       case ExprKind::IntLit: return intLiteral(static_cast<const IntLit&>(e).value);
-      case ExprKind::FloatLit: return floatLiteral(static_cast<const FloatLit&>(e).value);
+      case ExprKind::FloatLit: {
+        auto& f = static_cast<const FloatLit&>(e);
+        return f.imaginary ? "std::complex<double>(0.0, " + floatLiteral(f.value) + ")" : floatLiteral(f.value);
+      }
       case ExprKind::BoolLit: return static_cast<const BoolLit&>(e).value ? "true" : "false";
       case ExprKind::StrLit: return stringLiteral(static_cast<const StrLit&>(e).value);
       case ExprKind::Var: return var(static_cast<const VarRef&>(e).name);
       case ExprKind::Unary: {
         auto& u = static_cast<const Unary&>(e);
         const char* op = u.op == UnaryOp::Neg ? "-" : u.op == UnaryOp::Pos ? "+" : "~";
-        // C++ widens int32 operands to int; narrow back to the IR type.
+        // C++ widens 8-, 16- and 32-bit operands to int; narrow back to the IR type.
         return cxxScalar(e.type) + "(" + op + expr(*u.operand) + ")";
       }
       case ExprKind::Binary: return binary(static_cast<const Binary&>(e));
@@ -214,7 +217,10 @@ class FunctionEmitter {
               return "(" + expr(*c->operand) + " == 0 ? " + t + "(0) : " + t + "(-" + r + "))";
           }
           return t + "(" + l + " - " + r + ")";
-        case BinaryOp::Mul: return t + "(" + l + " * " + r + ")";
+        case BinaryOp::Mul:
+          // std::complex's * follows C99 Annex G; Python and NumPy multiply plainly.
+          if (b.type.isComplex()) return "pydd::complex_mul(" + l + ", " + r + ")";
+          return t + "(" + l + " * " + r + ")";
         case BinaryOp::Div: return "pydd::truediv(" + l + ", " + r + ")";
         case BinaryOp::FloorDiv: return "pydd::floordiv(" + l + ", " + r + ")";
         case BinaryOp::Mod: return "pydd::mod(" + l + ", " + r + ")";
@@ -371,7 +377,10 @@ class FunctionEmitter {
   std::string cast(const Cast& c) {
     const Type& from = c.operand->type;
     std::string v = expr(*c.operand);
+    if (c.type.isBool() && from.isComplex()) return "pydd::truthy(" + v + ")";
     if (c.type.isBool()) return "(" + v + " != 0)";
+    if (c.type.isComplex() && from.isComplex()) return cxxScalar(c.type) + "(" + v + ")";
+    if (c.type.isComplex()) return cxxScalar(c.type) + "(" + cxxScalarType(complexPartKind(c.type.elem())) + "(" + v + "), 0)";
     if (from.isFloat() && c.type.isInteger()) return "pydd::convert<" + cxxScalar(c.type) + ">(" + v + ")";
     return "static_cast<" + cxxScalar(c.type) + ">(" + v + ")";
   }

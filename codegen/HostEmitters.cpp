@@ -15,6 +15,14 @@ const char* abiDtype(ScalarKind s) {
     case ScalarKind::Int64: return "Dtype::Int64";
     case ScalarKind::Float32: return "Dtype::Float32";
     case ScalarKind::Float64: return "Dtype::Float64";
+    case ScalarKind::Complex64: return "Dtype::Complex64";
+    case ScalarKind::Complex128: return "Dtype::Complex128";
+    case ScalarKind::Int8: return "Dtype::Int8";
+    case ScalarKind::Int16: return "Dtype::Int16";
+    case ScalarKind::UInt8: return "Dtype::UInt8";
+    case ScalarKind::UInt16: return "Dtype::UInt16";
+    case ScalarKind::UInt32: return "Dtype::UInt32";
+    case ScalarKind::UInt64: return "Dtype::UInt64";
   }
   return "";
 }
@@ -125,7 +133,7 @@ std::string emitCppHeader(const Module& m) {
     sparse |= usesSparse(f->returnType);
     for (auto& p : f->params) sparse |= usesSparse(p.type);
   }
-  out += "#pragma once\n\n#include <cstdint>\n#include <tuple>\n\n#include \"pydd/array.h\"\n#include \"pydd/containers.h\"\n"
+  out += "#pragma once\n\n#include <complex>\n#include <cstdint>\n#include <tuple>\n\n#include \"pydd/array.h\"\n#include \"pydd/containers.h\"\n"
          "#include \"pydd/errors.h\"\n#include \"pydd/parallel.h\"  // pydd::set_num_threads\n";
   if (sparse) out += "#include \"pydd/sparse.h\"\n";
   out += "\n";

@@ -196,10 +196,24 @@ class Lowerer {
     Type t = parseTypeText(text(n), signature);
     if (t.isUnknown() && typeNesting(text(n)) > kMaxTypeNesting)
       error(n, "type nested more than " + llvm::Twine(kMaxTypeNesting) + " levels deep is not supported in pydd kernels");
+    else if (t.isUnknown() && mentionsComplex(text(n)) && llvm::StringRef(text(n)).contains_insensitive("SparseMat"))
+      error(n, "SparseMat of complex numbers is not supported; use a dense Array(complex128, 2)");
+    else if (t.isUnknown() && mentionsComplex(text(n)))
+      error(n, "complex numbers cannot be dict keys or heap keys in pydd kernels, in '" + text(n) + "'");
     else if (t.isUnknown())
       error(n, "unknown type '" + text(n) +
-                   "'; expected bool, int32, int64, float32, float64, Array(T, n), SparseMat(T), List(T), Dict(K, V), Heap(T) or a tuple (T1, T2)");
+                   "'; expected bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64, complex64, complex128, Array(T, n), SparseMat(T), List(T), Dict(K, V), Heap(T) or a tuple (T1, T2)");
     return t;
+  }
+
+  /// Whether a type text that failed to parse names a complex type, which
+  /// SparseMat, Dict keys and Heap keys refuse (parseTypeText).
+  static bool mentionsComplex(llvm::StringRef t) {
+    std::string real = t.str();
+    bool found = false;
+    for (auto [from, to] : {std::pair<const char*, const char*>{"complex128", "float64"}, {"complex64", "float32"}, {"complex", "float"}})
+      for (size_t at; (at = real.find(from)) != std::string::npos; found = true) real.replace(at, std::strlen(from), to);
+    return found && !parseTypeText(real, false).isUnknown();
   }
 
   // ---- functions -------------------------------------------------------------
@@ -273,6 +287,10 @@ class Lowerer {
     bool negated = t == "unary_operator" && text(field(n, "operator")) == "-";
     TSNode literal = negated ? field(n, "argument") : n;
     llvm::StringRef lt = typeOf(literal);
+    if ((lt == "integer" || lt == "float") && llvm::StringRef(text(literal)).endswith_insensitive("j")) {
+      error(n, "a default value must be a real number; complex defaults are not supported");
+      return "0";
+    }
     if (lt == "true" || lt == "false") {
       if (!negated) return lt == "true" ? "True" : "False";
     } else if (lt == "integer") {
@@ -1098,9 +1116,11 @@ class Lowerer {
     std::string digits;
     for (char c : text(n))
       if (c != '_') digits += c;
+    // `1j`: tree-sitter reads an imaginary literal as an integer with a suffix.
     if (!digits.empty() && (digits.back() == 'j' || digits.back() == 'J')) {
-      error(n, "complex numbers are not supported in pydd kernels");
-      return poison(loc);
+      ExprPtr imaginary = floating(n);
+      if (!negate) return imaginary;
+      return std::make_unique<Unary>(loc, UnaryOp::Neg, std::move(imaginary));
     }
     int base = 10;
     const char* p = digits.c_str();
@@ -1126,11 +1146,9 @@ class Lowerer {
     std::string digits;
     for (char c : text(n))
       if (c != '_') digits += c;
-    if (!digits.empty() && (digits.back() == 'j' || digits.back() == 'J')) {
-      error(n, "complex numbers are not supported in pydd kernels");
-      return poison(locOf(n));
-    }
-    return std::make_unique<FloatLit>(locOf(n), std::strtod(digits.c_str(), nullptr));
+    bool imaginary = !digits.empty() && (digits.back() == 'j' || digits.back() == 'J');
+    if (imaginary) digits.pop_back();
+    return std::make_unique<FloatLit>(locOf(n), std::strtod(digits.c_str(), nullptr), imaginary);
   }
 
   ExprPtr string(TSNode n) {
@@ -1458,10 +1476,14 @@ Type parseTypePrefix(llvm::StringRef& text, bool anyRank, unsigned depth = 0) {
     return Type::array(args[0].elem(), static_cast<int>(rank));
   }
   if (name == "Tuple") return args.size() >= 1 ? Type::tuple(args) : Type();
-  if (name == "SparseMat") return args.size() == 1 && args[0].isScalar() ? Type::sparse(args[0].elem()) : Type();
+  // Not implemented for complex numbers: sparse matrices, dict keys (the
+  // runtime's dicts hash real keys) and heap keys (complex numbers have no
+  // order).
+  if (name == "SparseMat")
+    return args.size() == 1 && args[0].isScalar() && !args[0].isComplex() ? Type::sparse(args[0].elem()) : Type();
   if (name == "List") return args.size() == 1 ? Type::list(args[0]) : Type();
-  if (name == "Dict") return args.size() == 2 ? Type::dict(args[0], args[1]) : Type();
-  if (args.empty() || args.size() > 2) return Type();
+  if (name == "Dict") return args.size() == 2 && !args[0].isComplex() ? Type::dict(args[0], args[1]) : Type();
+  if (args.empty() || args.size() > 2 || args[0].isComplex()) return Type();
   return Type::heap(args[0], args.size() == 2 ? args[1] : Type());
 }
 

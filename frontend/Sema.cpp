@@ -20,10 +20,21 @@ namespace {
 
 bool isWeak(const Expr& e) { return isWeakLiteral(e); }
 
+/// The value of an integer literal written in the source (`300`, `-1`),
+/// which NumPy 2 refuses to convert to an integer type that cannot hold it
+/// (OverflowError); pyddc refuses it at compile time.
+bool literalOutOfRange(const Expr& e, ScalarKind k, int64_t& value) {
+  if (!isIntegerKind(k) || !isWeakLiteral(e) || !constantInt(e, value)) return false;
+  return !integerFits(value, k);
+}
+
 bool isBitwise(BinaryOp op) {
   return op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor || op == BinaryOp::Shl ||
          op == BinaryOp::Shr;
 }
+
+/// `<`, `<=`, `>`, `>=`: the comparisons complex numbers do not have.
+bool isOrdering(CmpOp op) { return op == CmpOp::Lt || op == CmpOp::Le || op == CmpOp::Gt || op == CmpOp::Ge; }
 
 /// The kind both operands of `op` are converted to; Unknown with `err` set
 /// when the operation is not defined on these kinds.
@@ -38,8 +49,14 @@ Type binaryOperandType(BinaryOp op, const Expr& l, const Expr& r, std::string& e
     return Type();
   }
   ScalarKind k = commonKind(lt.elem(), isWeak(l), rt.elem(), isWeak(r));
+  // Python defines neither floor division nor modulo on complex numbers.
+  if (isComplexKind(k) && (op == BinaryOp::FloorDiv || op == BinaryOp::Mod)) {
+    err = std::string("unsupported operand types for ") + spelling(op) + ": " + lt.str() + " and " + rt.str() +
+          " (complex numbers have no floor division or modulo)";
+    return Type();
+  }
   if (isBitwise(op)) {
-    if (isFloatKind(k)) {
+    if (isFloatKind(k) || isComplexKind(k)) {
       err = std::string("unsupported operand types for ") + spelling(op) + ": " + lt.str() + " and " + rt.str();
       return Type();
     }
@@ -82,11 +99,13 @@ class Resolver : public Mutator {
     if (auto* attr = dyn_cast<Attribute>(e.get())) {
       // Array attributes are library calls: A.shape, A.T, A.ndim, A.size, A.dtype.
       static const std::map<std::string, const char*> attributes = {
-          {"shape", "shape"}, {"T", "transpose"}, {"ndim", "ndim"}, {"size", "size"}, {"dtype", "dtype"}};
+          {"shape", "shape"}, {"T", "transpose"}, {"ndim", "ndim"}, {"size", "size"}, {"dtype", "dtype"},
+          {"real", "real"}, {"imag", "imag"}};
       auto it = attributes.find(attr->name);
       if (it != attributes.end()) {
         auto call = std::make_unique<Call>(attr->loc, it->second);
-        call->isMethod = true;
+        // `real(z)`, not `z.real()`: NumPy's real and imag are attributes, not methods.
+        call->isMethod = attr->name != "real" && attr->name != "imag";
         call->args.push_back(std::move(attr->base));
         return resolveCall(std::move(call));
       }
@@ -209,8 +228,10 @@ class Resolver : public Mutator {
   static bool parseNumpyScalarName(const std::string& name, ScalarKind& k) {
     if (name == "bool_") return k = ScalarKind::Bool, true;
     if (name == "float_") return k = ScalarKind::Float64, true;
+    if (name == "complex_" || name == "cdouble") return k = ScalarKind::Complex128, true;
+    if (name == "csingle") return k = ScalarKind::Complex64, true;
     if (name == "int_" || name == "intp") return k = ScalarKind::Int64, true;
-    return name != "int" && name != "float" && name != "boolean" && parseScalarName(name, k);
+    return name != "int" && name != "float" && name != "complex" && name != "boolean" && parseScalarName(name, k);
   }
 
   bool isVariable(const std::string& name) {
@@ -250,7 +271,14 @@ class Resolver : public Mutator {
     if (parseScalarName(c.callee, k)) {
       // int32(x) converts; int32() is a typed zero (the dtype idiom).
       if (!c.keywords.empty()) Diag.error(c.keywords[0].loc, c.callee + "() takes no keyword arguments");
-      if (c.args.size() > 1) Diag.error(c.loc, c.callee + "() takes at most 1 argument");
+      // Python's complex(re, im): the complex128 with these parts (NumPy's
+      // complex128() takes one argument).
+      if (c.callee == "complex" && c.args.size() == 2) {
+        c.callee = "complex_parts";
+        c.isMethod = false;
+        return bindLibrary(std::move(e), *lookupLibraryFunction("complex_parts"));
+      }
+      if (c.args.size() > 1) Diag.error(c.loc, c.callee + (c.callee == "complex" ? "() takes at most 2 arguments" : "() takes at most 1 argument"));
       if (c.args.empty()) return typedZero(c.loc, k);
       if (auto* text = dyn_cast<StrLit>(c.args[0].get())) return floatFromString(*text, k);
       return std::make_unique<Cast>(c.loc, Type::scalar(k), std::move(c.args[0]));
@@ -896,7 +924,7 @@ class FunctionTyper {
     Expr& e = *slot;
     switch (e.kind) {
       case ExprKind::IntLit: return Type::int64();
-      case ExprKind::FloatLit: return Type::float64();
+      case ExprKind::FloatLit: return static_cast<FloatLit&>(e).imaginary ? Type::complex128() : Type::float64();
       case ExprKind::BoolLit: return Type::boolTy();
       case ExprKind::StrLit: return Type::string();
       case ExprKind::Var: {
@@ -925,7 +953,7 @@ class FunctionTyper {
           return lowerToCall(slot, "spm_map", takeOperands(u.operand, name), report);
         }
         if (!t.isScalar()) return bad(report, u.loc, "bad operand type for unary operator: " + t.str());
-        if (u.op == UnaryOp::Invert && t.isFloat())
+        if (u.op == UnaryOp::Invert && (t.isFloat() || t.isComplex()))
           return bad(report, u.loc, "bad operand type for unary ~: " + t.str());
         return t.isBool() ? Type::int64() : t;
       }
@@ -971,6 +999,11 @@ class FunctionTyper {
         if (arrays) return lowerToCall(slot, arrayComparisonFunction(c.ops[0]), takeOperands(c.operands[0], c.operands[1]), report);
         for (auto& o : c.operands)
           if (!o->type.isScalar()) return bad(report, o->loc, "comparison of " + o->type.str() + " is not supported");
+        for (size_t i = 0; i < c.ops.size(); ++i)
+          if (isOrdering(c.ops[i]) && (c.operands[i]->type.isComplex() || c.operands[i + 1]->type.isComplex()))
+            return bad(report, c.loc, std::string("'") + spelling(c.ops[i]) + "' is not supported between " +
+                                          c.operands[i]->type.str() + " and " + c.operands[i + 1]->type.str() +
+                                          ": complex numbers have no order (compare .real or abs(...))");
         return Type::boolTy();
       }
       case ExprKind::Logical: {
@@ -1033,6 +1066,13 @@ class FunctionTyper {
         Type t = typeOf(c.operand, report);
         if (t.isUnknown()) return Type();
         if (!t.isScalar()) return bad(report, c.loc, "cannot convert " + t.str() + " to " + c.target.str());
+        // Python's float(z) and int(z) raise TypeError; NumPy's astype
+        // drops the imaginary part with a warning. Neither is silent here.
+        if (t.isComplex() && !c.target.isComplex() && !c.target.isBool())
+          return bad(report, c.loc, "cannot convert " + t.str() + " to " + c.target.str() +
+                                        "; take z.real, z.imag or abs(z) first");
+        if (int64_t v; literalOutOfRange(*c.operand, c.target.elem(), v))
+          return bad(report, c.operand->loc, "integer literal " + std::to_string(v) + " is out of bounds for " + c.target.str());
         return c.target;
       }
       case ExprKind::TupleLit: {
@@ -1056,7 +1096,8 @@ class FunctionTyper {
         }
         if (!known) return Type();
         Type k = elementType(d.keys, "dict keys", report), v = elementType(d.values, "dict values", report);
-        if (k.isComplete() && !k.isScalar()) return bad(report, d.keys[0]->loc, "dict keys must be bool or numbers, got " + k.str());
+        if (k.isComplete() && (!k.isScalar() || k.isComplex()))
+          return bad(report, d.keys[0]->loc, "dict keys must be bool or real numbers, got " + k.str());
         return Type::dict(k, v);
       }
       case ExprKind::Slice: {
@@ -1214,6 +1255,10 @@ class FunctionTyper {
         if (shape.isUnknown()) return Type();
         c.args[0]->type = shape;
       }
+      if (!c.library->acceptsComplex)
+        for (auto& a : c.args)
+          if (a && (a->type.isScalar() || a->type.isArray() || a->type.isSparse()) && isComplexKind(a->type.elem()))
+            return bad(report, a->loc, std::string(c.callee) + "() does not support complex numbers (got " + a->type.str() + ")");
       TypeRuleError err;
       Type t = c.library->resultType(c, err);
       if (t.isUnknown()) {
@@ -1268,9 +1313,11 @@ class FunctionTyper {
     const Type& from = e->type;
     if (from.isUnknown()) return e;
     if (to.isScalar() && from.isScalar()) {
-      if (!canAssignImplicitly(from.elem(), to.elem()))
+      if (int64_t v; literalOutOfRange(*e, to.elem(), v))
+        Diag.error(e->loc, "integer literal " + std::to_string(v) + " does not fit in " + to.str() + " for " + what);
+      else if (!canAssignImplicitly(from.elem(), to.elem()))
         Diag.error(e->loc, "cannot implicitly convert " + from.str() + " to " + to.str() + " for " + what +
-                               "; write " + to.str() + "(...) to convert");
+                               (from.isComplex() ? "; take .real, .imag or abs(...)" : "; write " + to.str() + "(...) to convert"));
       return convert(std::move(e), to);
     }
     if (from != to && (to.isList() || to.isDict() || to.isHeap()) && from.kind() == to.kind())
@@ -1526,6 +1573,13 @@ class FunctionTyper {
       value = convertForAssignment(std::move(value), target->type, "an element of " + base.str());
       return;
     }
+    // NumPy's setitem refuses a complex value for a real array (TypeError).
+    if ((value->type.isScalar() || value->type.isArray()) && isComplexKind(value->type.elem()) &&
+        (target->type.isScalar() || target->type.isArray()) && !isComplexKind(target->type.elem())) {
+      Diag.error(value->loc, "cannot store " + value->type.str() + " into an array of " + scalarName(target->type.elem()) +
+                                 "; take .real, .imag or abs(...)");
+      return;
+    }
     if (target->type.isArray()) {
       // A store into a view broadcasts a scalar or an array into it,
       // converting elements as NumPy's setitem does.
@@ -1559,10 +1613,9 @@ class FunctionTyper {
   /// A weak integer literal takes the other operand's type; NumPy 2 raises
   /// OverflowError when it does not fit, and so does pyddc, at compile time.
   void checkLiteralFits(const Expr& e, const Type& to) {
-    auto* lit = dyn_cast<IntLit>(&e);
-    if (!lit || to != Type::int32()) return;
-    if (lit->value < INT32_MIN || lit->value > INT32_MAX)
-      Diag.error(lit->loc, "integer literal " + std::to_string(lit->value) + " does not fit in int32, the type of the other operand");
+    int64_t v;
+    if (to.isScalar() && literalOutOfRange(e, to.elem(), v))
+      Diag.error(e.loc, "integer literal " + std::to_string(v) + " does not fit in " + to.str() + ", the type of the other operand");
   }
 
   /// Makes the conversions of an already typed expression explicit.
@@ -1659,6 +1712,10 @@ class FunctionTyper {
           for (size_t i = 0; i < c.args.size(); ++i)
             c.args[i] = convertForAssignment(std::move(c.args[i]), callee->params[i].type,
                                              "argument '" + callee->params[i].name + "' of " + c.callee + "()");
+        } else if (c.target == CallTarget::Library && c.library->element && c.type.isComplete()) {
+          // `a + 300` on a uint8 array: the literal takes the array's kind.
+          const ScalarKind k = elementOperandKind(c);
+          for (auto& a : c.args) checkLiteralFits(*a, Type::scalar(k));
         } else if (c.target == CallTarget::Library && c.library->yieldsEntries &&
                    &c != IterationSource) {
           Diag.error(c.loc, (c.callee == "row" ? std::string("S.row(i)") : std::string("S.nonzeros()")) +
@@ -1714,10 +1771,10 @@ void checkDefault(const Param& p, Diagnostics& diag) {
   }
   bool isFloat = text != "True" && text != "False" && text.find_first_of(".e") != llvm::StringRef::npos;
   int64_t i = 0;
-  if (isFloat && !isFloatKind(p.type.elem()))
+  if (isFloat && !isFloatKind(p.type.elem()) && !isComplexKind(p.type.elem()))
     diag.error(p.loc, "the default value " + p.defaultValue + " of '" + p.name + "' is not a " + p.type.str());
-  else if (p.type.elem() == ScalarKind::Int32 && !text.getAsInteger(10, i) && (i < INT32_MIN || i > INT32_MAX))
-    diag.error(p.loc, "the default value " + p.defaultValue + " of '" + p.name + "' does not fit in int32");
+  else if (isIntegerKind(p.type.elem()) && !text.getAsInteger(10, i) && !integerFits(i, p.type.elem()))
+    diag.error(p.loc, "the default value " + p.defaultValue + " of '" + p.name + "' does not fit in " + p.type.str());
 }
 
 void checkSignatures(Module& m, Diagnostics& diag) {

@@ -17,7 +17,7 @@ ExprPtr cloneExpr(const Expr& e) {
   ExprPtr out;
   switch (e.kind) {
     case ExprKind::IntLit: out = std::make_unique<IntLit>(e.loc, cast<IntLit>(e).value); break;
-    case ExprKind::FloatLit: out = std::make_unique<FloatLit>(e.loc, cast<FloatLit>(e).value); break;
+    case ExprKind::FloatLit: out = std::make_unique<FloatLit>(e.loc, cast<FloatLit>(e).value, cast<FloatLit>(e).imaginary); break;
     case ExprKind::BoolLit: out = std::make_unique<BoolLit>(e.loc, cast<BoolLit>(e).value); break;
     case ExprKind::StrLit: out = std::make_unique<StrLit>(e.loc, cast<StrLit>(e).value); break;
     case ExprKind::Var: out = std::make_unique<VarRef>(e.loc, cast<VarRef>(e).name); break;

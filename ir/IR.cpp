@@ -65,7 +65,26 @@ bool constantInt(const Expr& e, int64_t& value) {
 bool isWeakLiteral(const Expr& e) {
   if (e.kind == ExprKind::IntLit || e.kind == ExprKind::FloatLit || e.kind == ExprKind::BoolLit) return true;
   if (auto* u = dyn_cast<Unary>(&e)) return u->op != UnaryOp::Invert && isWeakLiteral(*u->operand);
-  return false;
+  return isComplexLiteral(e);
+}
+
+namespace {
+/// A number literal, possibly negated or converted to complex (as sema
+/// converts the `3` of `3 + 4j`); `imaginary` tells which kind.
+bool literalPart(const Expr& e, bool& imaginary) {
+  if (auto* c = dyn_cast<Cast>(&e)) return c->target.isComplex() && literalPart(*c->operand, imaginary);
+  if (auto* u = dyn_cast<Unary>(&e)) return u->op != UnaryOp::Invert && literalPart(*u->operand, imaginary);
+  if (auto* f = dyn_cast<FloatLit>(&e)) return imaginary = f->imaginary, true;
+  imaginary = false;
+  return e.kind == ExprKind::IntLit || e.kind == ExprKind::BoolLit;
+}
+}  // namespace
+
+bool isComplexLiteral(const Expr& e) {
+  auto* b = dyn_cast<Binary>(&e);
+  if (!b || (b->op != BinaryOp::Add && b->op != BinaryOp::Sub)) return false;
+  bool li = false, ri = false;
+  return literalPart(*b->lhs, li) && literalPart(*b->rhs, ri) && li != ri;
 }
 
 const char* kindName(ExprKind k) {

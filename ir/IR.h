@@ -49,6 +49,10 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 /// A literal written in the source, possibly negated: weak in arithmetic.
 bool isWeakLiteral(const Expr& e);
+/// `3 + 4j`, `-1.5 - 2j`: a real and an imaginary literal added or
+/// subtracted, which Python evaluates to one complex constant (weak, as a
+/// literal is).
+bool isComplexLiteral(const Expr& e);
 /// The value of an integer literal, possibly negated or converted (an axis,
 /// a tuple position); false for anything computed.
 bool constantInt(const Expr& e, int64_t& value);
@@ -59,9 +63,12 @@ struct IntLit : Expr {
   IntLit(SourceLoc l, int64_t v) : Expr(ExprKind::IntLit, l), value(v) {}
   int64_t value;
 };
+/// A float literal, or with `imaginary` an imaginary one (`2.5j`, `1j`:
+/// the complex128 value 0 + value*1j, weak like every literal).
 struct FloatLit : Expr {
-  FloatLit(SourceLoc l, double v) : Expr(ExprKind::FloatLit, l), value(v) {}
+  FloatLit(SourceLoc l, double v, bool imag = false) : Expr(ExprKind::FloatLit, l), value(v), imaginary(imag) {}
   double value;
+  bool imaginary;
 };
 struct BoolLit : Expr {
   BoolLit(SourceLoc l, bool v) : Expr(ExprKind::BoolLit, l), value(v) {}

@@ -83,7 +83,11 @@ class Printer {
   void body(const Expr& e) {
     switch (e.kind) {
       case ExprKind::IntLit: out += std::to_string(static_cast<const IntLit&>(e).value); return;
-      case ExprKind::FloatLit: out += formatFloatLiteral(static_cast<const FloatLit&>(e).value); return;
+      case ExprKind::FloatLit: {
+        auto& f = static_cast<const FloatLit&>(e);
+        out += f.imaginary ? formatImaginaryLiteral(f.value) : formatFloatLiteral(f.value);
+        return;
+      }
       case ExprKind::BoolLit: out += static_cast<const BoolLit&>(e).value ? "True" : "False"; return;
       case ExprKind::StrLit: {
         out += '"';
@@ -344,6 +348,14 @@ std::string formatFloatLiteral(double v) {
   std::string s = buf;
   if (s.find_first_of(".en") == std::string::npos) s += ".0";
   return s;
+}
+
+std::string formatImaginaryLiteral(double v) {
+  // Not written in source (no literal is NaN); inf is 1e999j, as Python reads it.
+  if (std::isnan(v)) return "complex(0.0, float64(\"nan\"))";
+  std::string s = formatFloatLiteral(v);
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+  return s + "j";
 }
 
 std::string printExpr(const Expr& e) {

@@ -26,5 +26,7 @@ std::string describeInstance(const Function& f);
 /// The shortest decimal text that reads back as exactly `v`, always with a
 /// '.' or an exponent so that it stays a float literal.
 std::string formatFloatLiteral(double v);
+/// `2.5j`, `1j`: an imaginary literal of the value's shortest digits.
+std::string formatImaginaryLiteral(double v);
 
 }  // namespace pydd

@@ -12,7 +12,10 @@
 
 namespace pydd {
 
-enum class ScalarKind : uint8_t { Bool, Int32, Int64, Float32, Float64 };
+// New kinds are appended, as in the runtime's Dtype (pydd/abi.h).
+enum class ScalarKind : uint8_t {
+  Bool, Int32, Int64, Float32, Float64, Complex64, Complex128, Int8, Int16, UInt8, UInt16, UInt32, UInt64
+};
 
 class Type {
  public:
@@ -32,6 +35,7 @@ class Type {
   static Type int64() { return scalar(ScalarKind::Int64); }
   static Type float32() { return scalar(ScalarKind::Float32); }
   static Type float64() { return scalar(ScalarKind::Float64); }
+  static Type complex128() { return scalar(ScalarKind::Complex128); }
   /// `rank` 0 is `Array(T)` written without a rank in a signature: any
   /// rank, until sema instantiates the function for the ranks its body
   /// supports (no type after sema has rank 0).
@@ -95,12 +99,9 @@ class Type {
   /// containers), as Python objects are shared by reference.
   bool isReference() const { return isArray() || isList() || isDict() || isHeap() || isSparse(); }
   bool isBool() const { return isScalar() && Elem == ScalarKind::Bool; }
-  bool isInteger() const {
-    return isScalar() && (Elem == ScalarKind::Int32 || Elem == ScalarKind::Int64);
-  }
-  bool isFloat() const {
-    return isScalar() && (Elem == ScalarKind::Float32 || Elem == ScalarKind::Float64);
-  }
+  bool isInteger() const;
+  bool isFloat() const;
+  bool isComplex() const;
 
   /// The scalar kind of a scalar, or the element kind of an array or a
   /// sparse matrix.
@@ -133,11 +134,34 @@ class Type {
 const char* scalarName(ScalarKind s);
 /// Parses `int32`, `float`, `double`... (the pydd names and aliases).
 bool parseScalarName(const std::string& name, ScalarKind& out);
+/// Signed or unsigned integers of any width (not bool).
 bool isIntegerKind(ScalarKind s);
+bool isUnsignedKind(ScalarKind s);
 bool isFloatKind(ScalarKind s);
+bool isComplexKind(ScalarKind s);
+/// The kind of a complex kind's parts (complex64 -> float32); other kinds
+/// are returned unchanged.
+ScalarKind complexPartKind(ScalarKind s);
+/// The complex kind whose parts are `s` (float32 -> complex64, anything
+/// else -> complex128), as NumPy's result of a complex operation.
+ScalarKind complexKindOf(ScalarKind s);
+
+/// The width in bits of a number kind (bool: 8, as NumPy stores it;
+/// complex: both parts).
+int bitWidth(ScalarKind s);
+/// The signed or unsigned integer kind of `bits` bits.
+ScalarKind integerKind(int bits, bool isSigned);
+/// Whether the integer `v` is a value of integer kind `k`.
+bool integerFits(int64_t v, ScalarKind k);
 
 /// NumPy's promotion of two scalar kinds (numpy.promote_types), with bool
-/// below every number: int32+int64 -> int64, int64+float32 -> float64.
+/// below every number: the wider of one signedness (int8+int32 -> int32),
+/// the smallest signed kind holding both for mixed signedness (int8+uint8 ->
+/// int16, int64+uint64 -> float64), and float32 absorbing integers of at
+/// most 16 bits (int16+float32 -> float32, int32+float32 -> float64). A
+/// complex result has the parts the real promotion of the parts gives:
+/// complex64+float32 (or int16) -> complex64, complex64+float64 (or int32)
+/// -> complex128.
 ScalarKind promote(ScalarKind a, ScalarKind b);
 
 /// The common kind of two operands, NEP 50 style: a weak operand (a
@@ -145,8 +169,11 @@ ScalarKind promote(ScalarKind a, ScalarKind b);
 /// kind can hold it; two operands of equal strength promote.
 ScalarKind commonKind(ScalarKind l, bool lweak, ScalarKind r, bool rweak);
 
-/// Whether NumPy's "same_kind" casting allows a value of `from` to be stored
-/// into `to` implicitly (bool -> int -> float, never downward in kind).
+/// Whether a value of `from` may be stored into `to` implicitly (bool ->
+/// int -> float -> complex, never downward in kind). Unlike NumPy's "same_kind",
+/// signed and unsigned integers count as one kind, as int64 and int32 do:
+/// an assignment rebinds a name in Python, so any integer may be stored
+/// into any integer variable (wrapping as NumPy's astype).
 bool canAssignImplicitly(ScalarKind from, ScalarKind to);
 
 }  // namespace pydd

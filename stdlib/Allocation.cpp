@@ -290,6 +290,8 @@ void addAllocationFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(std::move(to));
   out.push_back(entry("broadcast_shapes_for", C::Query, {"op", "*"}, 1, "pydd.broadcast_shapes_for",
                       broadcastShapesType, emitBroadcastShapes));
+  // Generic over the element type: complex numbers too.
+  acceptComplex(out, {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "copy", "shape_from_list", "fill", "shape", "ndim", "size", "may_share_memory", "dtype", "broadcast_to", "broadcast_shapes_for"});
 }
 
 }  // namespace pydd::catalog

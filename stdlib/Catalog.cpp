@@ -12,6 +12,14 @@ const char* cxxScalarType(ScalarKind s) {
     case ScalarKind::Int64: return "int64_t";
     case ScalarKind::Float32: return "float";
     case ScalarKind::Float64: return "double";
+    case ScalarKind::Complex64: return "std::complex<float>";
+    case ScalarKind::Complex128: return "std::complex<double>";
+    case ScalarKind::Int8: return "int8_t";
+    case ScalarKind::Int16: return "int16_t";
+    case ScalarKind::UInt8: return "uint8_t";
+    case ScalarKind::UInt16: return "uint16_t";
+    case ScalarKind::UInt32: return "uint32_t";
+    case ScalarKind::UInt64: return "uint64_t";
   }
   return "void";
 }
@@ -34,7 +42,9 @@ std::string cxxType(const Type& t) {
   return "<unsupported>";
 }
 
-ScalarKind elementComputeKind(const Call& c) {
+ScalarKind elementComputeKind(const Call& c) { return elementComputeKind(*c.library->element, elementOperandKind(c)); }
+
+ScalarKind elementOperandKind(const Call& c) {
   ScalarKind k = ScalarKind::Bool;
   bool weak = true;
   bool first = true;
@@ -45,13 +55,17 @@ ScalarKind elementComputeKind(const Call& c) {
     weak = first ? w : weak && w;
     first = false;
   }
-  return elementComputeKind(*c.library->element, k);
+  return k;
 }
 
 ScalarKind elementComputeKind(const ElementRule& rule, ScalarKind operands) {
   switch (rule.compute) {
     case ElementRule::Compute::Common: return operands;
-    case ElementRule::Compute::Float: return isFloatKind(operands) ? operands : ScalarKind::Float64;
+    case ElementRule::Compute::Float:
+      if (isFloatKind(operands) || isComplexKind(operands)) return operands;
+      return isIntegerKind(operands) && bitWidth(operands) <= 16 ? ScalarKind::Float32 : ScalarKind::Float64;
+    case ElementRule::Compute::TrueDivide:
+      return isFloatKind(operands) || isComplexKind(operands) ? operands : ScalarKind::Float64;
     case ElementRule::Compute::Bool: return ScalarKind::Bool;
   }
   return operands;
@@ -82,6 +96,12 @@ std::string axisText(const Call& c, size_t index, int rank, const std::string& t
   int64_t v;
   if (arg(c, index) && constantInt(*arg(c, index), v)) return std::to_string(v < 0 ? v + rank : v);
   return "pydd::normalize_axis(" + text + ", " + std::to_string(rank) + ", pydd::ErrorKind::" + errorKind + ")";
+}
+
+void acceptComplex(std::vector<LibraryFunction>& entries, std::initializer_list<const char*> names) {
+  for (LibraryFunction& f : entries)
+    for (const char* n : names)
+      if (std::string(f.name) == n) f.acceptsComplex = true;
 }
 
 namespace {

@@ -37,9 +37,11 @@ struct ElementRule {
   /// The same formula in pydd, over operands named a and b.
   const char* formula;
   /// The kind operands are converted to before the formula: their common
-  /// kind (NumPy promotion, literals weak), that kind widened to float64
-  /// when it is not a float (true division, sqrt, exp...), or bool.
-  enum class Compute { Common, Float, Bool } compute;
+  /// kind (NumPy promotion, literals weak), that kind widened to a float
+  /// when it is not one (sqrt, exp...: float32 for 16-bit integers, float64
+  /// for wider ones, as NumPy's loops; 8-bit ones would be float16), or bool.
+  /// TrueDivide is Float, except that every integer kind gives float64.
+  enum class Compute { Common, Float, Bool, TrueDivide } compute;
   /// Comparisons, logic and isnan/isinf yield bool; the rest the compute kind.
   bool resultBool;
   /// NumPy refuses bool operands, or gives int8/float16 which pydd lacks.
@@ -53,6 +55,9 @@ struct ElementRule {
   /// When nonzero, only calls with this many arguments are element-wise:
   /// where(c, a, b) is, the one-argument where(c) (the indices) is not.
   unsigned arity = 0;
+  /// Complex operands give a result of their parts' kind (abs, angle:
+  /// complex64 -> float32); other operands the compute kind as usual.
+  bool realResult = false;
 };
 
 /// How a reduction over all elements folds them one at a time, for fusion:
@@ -169,6 +174,12 @@ struct LibraryFunction {
   /// such argument, so `np.log(x, b)` stays an error.
   const char* moreArgumentsEntry = nullptr;
 
+  /// Takes complex scalars and arrays (complex64, complex128). Sema
+  /// rejects a complex argument of any other function at the argument, so
+  /// that a function pydd has not implemented for complex numbers is a
+  /// located error rather than a C++ one.
+  bool acceptsComplex = false;
+
   bool hasSideEffects() const { return io || writesArgs != 0; }
 };
 
@@ -183,6 +194,8 @@ const std::vector<LibraryFunction>& libraryFunctions();
 
 /// The kind an element-wise call computes in (see ElementRule::Compute).
 ScalarKind elementComputeKind(const Call& call);
+/// The common kind of an element-wise call's operands, before its rule.
+ScalarKind elementOperandKind(const Call& call);
 /// The same for operands whose common kind is `operands`.
 ScalarKind elementComputeKind(const ElementRule& rule, ScalarKind operands);
 

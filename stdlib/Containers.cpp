@@ -208,6 +208,8 @@ void addContainerFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(time);
   out.push_back(entry("assertion_error", C::IO, {"message"}, 0, "raise AssertionError(message)", assertionErrorType,
                       emitAssertionError));
+  // Generic over the element type: complex numbers too.
+  acceptComplex(out, {"len", "contains", "append", "pop", "get", "items", "keys", "values", "print"});
 }
 
 }  // namespace pydd::catalog

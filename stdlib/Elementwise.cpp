@@ -1,12 +1,37 @@
 // Element-wise functions: NumPy ufuncs on any mix of arrays and scalars,
 // with broadcasting. Operators on arrays arrive here too: sema rewrites
 // `a + b` to add(a, b) when an operand is an array.
+#include <algorithm>
+#include <iterator>
+
 #include "stdlib/Rules.h"
 
 namespace pydd::catalog {
 namespace {
 
 using Compute = ElementRule::Compute;
+
+/// The element-wise functions NumPy defines on complex numbers that pydd
+/// implements: arithmetic, equality, logic, the transcendentals and the
+/// complex-only ones. Not the orderings (complex numbers have none, in
+/// Python), floor division and modulo (Python refuses them), rounding,
+/// sign (NumPy 1 and 2 disagree), arctan2, hypot or the bitwise functions.
+bool definedOnComplex(llvm::StringRef name) {
+  static const llvm::StringRef names[] = {
+      "add", "sub", "mul", "div", "pow", "eq", "neq", "logical_and", "logical_or", "logical_xor", "logical_not",
+      "elemwise_not", "minus", "abs", "isnan", "isinf", "sqrt", "exp", "log", "cos", "sin", "tan", "acos", "asin",
+      "atan", "tanh", "sinh", "cosh", "log2", "log10", "exp2", "expm1", "log1p", "square", "conj", "conjugate",
+      "angle"};
+  return std::find(std::begin(names), std::end(names), name) != std::end(names);
+}
+
+/// Why a function is missing on complex operands, for the error.
+const char* complexNote(llvm::StringRef name) {
+  static const llvm::StringRef ordered[] = {"lt", "gt", "le", "ge", "maximum", "minimum"};
+  if (std::find(std::begin(ordered), std::end(ordered), name) != std::end(ordered))
+    return "complex numbers have no order (compare .real or abs(...))";
+  return "take .real, .imag or abs(...) first";
+}
 
 Type elementwiseType(const Call& c, TypeRuleError& err) {
   const ElementRule& rule = *c.library->element;
@@ -18,13 +43,21 @@ Type elementwiseType(const Call& c, TypeRuleError& err) {
       return fail(err, static_cast<int>(i), std::string(c.callee) + "() of " + t.str() + " is not supported");
   }
   ScalarKind compute = elementComputeKind(c);
+  ScalarKind operands = elementOperandKind(c);
+  if (rule.compute == Compute::Float && isIntegerKind(operands) && bitWidth(operands) == 8)
+    return fail(err, -1, std::string(c.callee) + " (" + rule.formula + ") of " + scalarName(operands) +
+                             " operands is float16 in NumPy, which pydd lacks; convert them to float32 first");
   if (rule.rejectsBool && compute == ScalarKind::Bool)
     return fail(err, -1, std::string(c.callee) + " (" + rule.formula +
                              ") is not supported on bool operands; convert them to a number type first");
   if (rule.rejectsFloat && isFloatKind(compute))
     return fail(err, -1, std::string(c.callee) + " (" + rule.formula + ") is not supported on " + scalarName(compute) +
                              " operands; NumPy defines it on integers and bools only");
+  if (isComplexKind(compute) && !definedOnComplex(c.library->name))
+    return fail(err, -1, std::string(c.callee) + " (" + rule.formula + ") is not supported on " + scalarName(compute) +
+                             " operands: " + complexNote(c.library->name));
   ScalarKind result = rule.resultBool ? ScalarKind::Bool : compute;
+  if (rule.realResult) result = complexPartKind(result);
   return rank ? Type::array(result, rank) : Type::scalar(result);
 }
 
@@ -51,10 +84,11 @@ std::string emitElementwise(const Call& c, llvm::ArrayRef<std::string> args) {
 /// for an array (bool stays bool).
 Type absType(const Call& c, TypeRuleError& err) {
   const Type& t = arg(c, 0)->type;
-  if (t.isScalar()) return t.isBool() ? Type::int64() : t;
+  if (t.isScalar()) return t.isBool() ? Type::int64() : Type::scalar(complexPartKind(t.elem()));
   return elementwiseType(c, err);
 }
 std::string emitAbs(const Call& c, llvm::ArrayRef<std::string> args) {
+  if (c.type.isScalar() && arg(c, 0)->type.isComplex()) return std::string("pydd::abs_value(") + args[0] + ")";
   if (c.type.isScalar()) return std::string("pydd::abs_value(") + castTo(c.type.elem(), args[0]) + ")";
   return emitElementwise(c, args);
 }
@@ -100,6 +134,68 @@ std::string emitLogBase(const Call& c, llvm::ArrayRef<std::string> args) {
   return "pydd::map2<" + r + ", " + r + ">(\"log\", pydd::op::truediv{}, " + logOf(0) + ", " + logOf(1) + ")";
 }
 
+// ---- parts of complex numbers ------------------------------------------------
+
+/// real(x), imag(x) (and x.real, x.imag): of a scalar, the part (of a real
+/// number, itself and zero); of a complex array, a view of the parts'
+/// memory (as NumPy's, so stores through it change x); of a real array,
+/// x itself and a new array of zeros.
+Type partType(const Call& c, TypeRuleError& err) {
+  const Type& t = arg(c, 0)->type;
+  if (t.isScalar()) return Type::scalar(complexPartKind(t.elem()));
+  if (t.isArray()) return Type::array(complexPartKind(t.elem()), t.rank());
+  return fail(err, 0, std::string(c.callee) + "() expects a number or an array, got " + t.str());
+}
+std::string emitPart(const Call& c, llvm::ArrayRef<std::string> args) {
+  bool imag = std::string(c.library->name) == "imag";
+  const char* fn = c.type.isArray() ? (imag ? "pydd::imag_view" : "pydd::real_view") : (imag ? "pydd::imag_part" : "pydd::real_part");
+  return std::string(fn) + "(" + args[0] + ")";
+}
+
+/// complex(re, im) on two real scalars: Python's complex(re, im), complex128.
+Type complexPartsType(const Call& c, TypeRuleError& err) {
+  for (size_t i = 0; i < 2; ++i) {
+    const Type& t = c.args[i]->type;
+    if (!t.isScalar() || t.isComplex())
+      return fail(err, static_cast<int>(i), "complex() takes two real numbers, got " + t.str() +
+                                                 (t.isArray() ? " (for arrays write re + 1j * im)" : ""));
+  }
+  return Type::complex128();
+}
+std::string emitComplexParts(const Call&, llvm::ArrayRef<std::string> args) {
+  return "std::complex<double>(double(" + args[0] + "), double(" + args[1] + "))";
+}
+
+/// x.astype(T): a new array of x's elements converted to T (a complex
+/// array to a real type keeps the real part, as NumPy's astype does).
+Type astypeType(const Call& c, TypeRuleError& err) {
+  const Type& a = arg(c, 0)->type;
+  const Type& d = arg(c, 1)->type;
+  if (!a.isArray()) return fail(err, 0, "astype() expects an array, got " + a.str());
+  if (!d.isScalar() || c.args[1]->kind != ExprKind::Cast)
+    return fail(err, 1, "astype() takes a dtype, such as float64 or np.complex128");
+  return Type::array(d.elem(), a.rank());
+}
+std::string emitAstype(const Call& c, llvm::ArrayRef<std::string> args) {
+  return std::string("pydd::astype<") + cxxScalarType(c.type.elem()) + ">(" + args[0] + ")";
+}
+
+void addComplexParts(std::vector<LibraryFunction>& out) {
+  for (const char* name : {"real", "imag"}) {
+    LibraryFunction f = entry(name, LibraryCategory::Query, {"val"}, 1, std::string(name) == "real" ? "numpy.real" : "numpy.imag",
+                              partType, emitPart);
+    f.returnsView = true;
+    out.push_back(std::move(f));
+  }
+  out.push_back(entry("complex_parts", LibraryCategory::Query, {"real", "imag"}, 2, "complex(real, imag)",
+                      complexPartsType, emitComplexParts));
+  LibraryFunction astype = entry("astype", LibraryCategory::Allocation, {"a", "dtype"}, 2, "numpy.ndarray.astype",
+                                 astypeType, emitAstype);
+  astype.returnsNew = true;
+  out.push_back(std::move(astype));
+  acceptComplex(out, {"real", "imag", "complex_parts", "astype"});
+}
+
 }  // namespace
 
 void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
@@ -113,7 +209,7 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
       {"add", "numpy.add", {"pydd::op::add", "a + b", Compute::Common, false, false}},
       {"sub", "numpy.subtract", {"pydd::op::sub", "a - b", Compute::Common, false, true}},
       {"mul", "numpy.multiply", {"pydd::op::mul", "a * b", Compute::Common, false, false}},
-      {"div", "numpy.true_divide", {"pydd::op::truediv", "a / b", Compute::Float, false, false}},
+      {"div", "numpy.true_divide", {"pydd::op::truediv", "a / b", Compute::TrueDivide, false, false}},
       {"floordiv", "numpy.floor_divide", {"pydd::op::floordiv", "a // b", Compute::Common, false, true}},
       {"mod", "numpy.mod", {"pydd::op::mod", "a % b", Compute::Common, false, true}},
       {"pow", "numpy.power", {"pydd::op::power", "a ** b", Compute::Common, false, true}},
@@ -138,7 +234,7 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
   // After `rejectsBool`: rejectsFloat, preservesZero (ElementRule).
   static const Spec unary[] = {
       {"minus", "numpy.negative", {"pydd::op::negative", "-a", Compute::Common, false, true, false, true}},
-      {"abs", "numpy.absolute", {"pydd::op::absolute", "abs(a)", Compute::Common, false, false, false, true}},
+      {"abs", "numpy.absolute", {"pydd::op::absolute", "abs(a)", Compute::Common, false, false, false, true, 0, true}},
       {"isnan", "numpy.isnan", {"pydd::op::isnan", "isnan(a)", Compute::Common, true, false}},
       {"isinf", "numpy.isinf", {"pydd::op::isinf", "isinf(a)", Compute::Common, true, false}},
       {"logical_not", "numpy.logical_not", {"pydd::op::logical_not", "not a", Compute::Bool, true, false}},
@@ -165,12 +261,17 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
       {"log1p", "numpy.log1p", {"pydd::op::log1p", "log1p(a)", Compute::Float, false, true, false, true}},
       {"square", "numpy.square", {"pydd::op::square", "a * a", Compute::Common, false, true, false, true}},
       {"sign", "numpy.sign", {"pydd::op::sign", "sign(a)", Compute::Common, false, true, false, true}},
+      // runtime/include/pydd/complex.h
+      {"conj", "numpy.conj", {"pydd::op::conjugate", "conj(a)", Compute::Common, false, false, false, true}},
+      {"conjugate", "numpy.conjugate", {"pydd::op::conjugate", "conjugate(a)", Compute::Common, false, false, false, true}},
+      {"angle", "numpy.angle", {"pydd::op::angle", "angle(a)", Compute::Float, false, false, false, false, 0, true}},
   };
   for (const Spec& s : binary) {
     bool isPow = std::string(s.name) == "pow";
     LibraryFunction f = entry(s.name, LibraryCategory::Elementwise, {"a", "b"}, 2, s.numpy,
                               isPow ? powType : elementwiseType, isPow ? emitPow : emitElementwise);
     f.element = &s.rule;
+    f.acceptsComplex = true;  // elementwiseType says which (definedOnComplex)
     out.push_back(std::move(f));
   }
   for (const Spec& s : unary) {
@@ -179,10 +280,12 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
                               isAbs ? absType : elementwiseType, isAbs ? emitAbs : emitElementwise);
     f.element = &s.rule;
     if (std::string(s.name) == "log") f.moreArgumentsEntry = "log_base";
+    f.acceptsComplex = true;  // elementwiseType says which (definedOnComplex)
     out.push_back(std::move(f));
   }
   out.push_back(entry("log_base", LibraryCategory::Elementwise, {"a", "base"}, 2,
                       "math.log(a, base) on scalars, numpy.log(a) / numpy.log(base) on arrays", logBaseType, emitLogBase));
+  addComplexParts(out);
 }
 
 }  // namespace pydd::catalog

@@ -155,6 +155,8 @@ void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out) {
   LibraryFunction norm = entry("norm", C::Reduction, {"x", "ord", "axis"}, 1, "numpy.linalg.norm", normType, emitNorm);
   norm.defaults = {{"ord", "all_axes()"}};
   out.push_back(norm);
+  // Generic over the element type: complex numbers too.
+  acceptComplex(out, {"matmult", "innerprod", "matvect", "vectmat", "matmat", "transpose"});
 }
 
 }  // namespace pydd::catalog

@@ -301,6 +301,8 @@ void addManipulationFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("around", C::Elementwise, {"a", "decimals"}, 1, "numpy.around", roundType, emitRound));
   out.push_back(entry("round", C::Elementwise, {"number", "ndigits"}, 1, "round", roundType, emitRound));
   out.push_back(entry("unravel_index", C::Query, {"indices", "shape"}, 2, "numpy.unravel_index", unravelType, emitUnravel));
+  // Generic over the element type: complex numbers too.
+  acceptComplex(out, {"reshape", "ravel", "flatten"});
 }
 
 }  // namespace pydd::catalog

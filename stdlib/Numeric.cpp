@@ -52,8 +52,12 @@ std::string emitCountNonzero(const Call&, llvm::ArrayRef<std::string> args) {
   return "pydd::count_nonzero(" + args[0] + ")";
 }
 
-/// The kind NumPy's sum accumulates in: int64 for bools and integers.
-ScalarKind sumKind(ScalarKind k) { return isFloatKind(k) ? k : ScalarKind::Int64; }
+/// NumPy's sum/cumsum accumulator: floats and complex numbers keep their
+/// kind, unsigned integers go to uint64, signed ones and bools to int64.
+ScalarKind sumKind(ScalarKind k) {
+  if (isFloatKind(k) || isComplexKind(k)) return k;
+  return isUnsignedKind(k) ? ScalarKind::UInt64 : ScalarKind::Int64;
+}
 
 Type traceType(const Call& c, TypeRuleError& err) {
   const Type& a = arg(c, 0)->type;
@@ -232,6 +236,11 @@ std::string emitTake(const Call&, llvm::ArrayRef<std::string> args) {
   return "pydd::take(" + args[0] + ", " + args[1] + ")";
 }
 
+/// NumPy's setitem refuses complex values for a real array (TypeError).
+Type complexIntoReal(const Type& a, const Type& v, TypeRuleError& err) {
+  return fail(err, 2, "cannot store " + v.str() + " into an array of " + scalarName(a.elem()) + "; take .real, .imag or abs(...)");
+}
+
 /// mask_assign(a, mask, values): `a[mask] = values` (what sema makes of
 /// that store); values a scalar or a 1-D array, as NumPy requires.
 Type maskAssignType(const Call& c, TypeRuleError& err) {
@@ -243,6 +252,7 @@ Type maskAssignType(const Call& c, TypeRuleError& err) {
   if (!v.isScalar() && !(v.isArray() && v.rank() == 1))
     return fail(err, 2, "storing through a boolean mask takes a scalar or a 1-D array (one value per selected element), got " +
                             v.str());
+  if (isComplexKind(v.elem()) && !isComplexKind(a.elem())) return complexIntoReal(a, v, err);
   return Type::voidTy();
 }
 /// index_assign(a, indices, values): `a[indices] = values` for a 1-D a;
@@ -256,6 +266,7 @@ Type indexAssignType(const Call& c, TypeRuleError& err) {
   if (!v.isScalar() && !(v.isArray() && v.rank() <= i.rank()))
     return fail(err, 2, "the values stored through an index array must be a scalar or an array that broadcasts to the "
                             "indices' shape, got " + v.str());
+  if (isComplexKind(v.elem()) && !isComplexKind(a.elem())) return complexIntoReal(a, v, err);
   return Type::voidTy();
 }
 std::string emitAssignThrough(const Call& c, llvm::ArrayRef<std::string> args) {
@@ -311,6 +322,8 @@ void addNumericFunctions(std::vector<LibraryFunction>& out) {
   isclose.defaults = {{"rtol", "1e-05"}, {"atol", "1e-08"}};
   out.push_back(isclose);
   out.push_back(entry("clip", C::Elementwise, {"a", "a_min", "a_max"}, 3, "numpy.clip", clipType, emitClip));
+  // Generic over the element type: complex numbers too.
+  acceptComplex(out, {"expand_dims", "extract", "take", "mask_assign", "index_assign", "all_axes"});
 }
 
 }  // namespace pydd::catalog

@@ -6,12 +6,14 @@
 namespace pydd::catalog {
 namespace {
 
-/// NumPy's accumulator for sum and prod: integers and bools in int64,
-/// floats in their own kind. mean: float64 unless float32.
+/// NumPy's accumulator for sum and prod: signed integers and bools in
+/// int64, unsigned integers in uint64, floats in their own kind. mean:
+/// float64 unless float32.
 ScalarKind accumulatorKind(const LibraryFunction& f, ScalarKind elem) {
   std::string name = f.name;
-  if (name == "mean") return elem == ScalarKind::Float32 ? elem : ScalarKind::Float64;
-  if (name == "sum" || name == "prod") return isFloatKind(elem) ? elem : ScalarKind::Int64;
+  if (name == "mean") return elem == ScalarKind::Float32 || isComplexKind(elem) ? elem : ScalarKind::Float64;
+  if (name == "sum" || name == "prod")
+    return isFloatKind(elem) || isComplexKind(elem) ? elem : isUnsignedKind(elem) ? ScalarKind::UInt64 : ScalarKind::Int64;
   return elem;  // min, max
 }
 
@@ -195,6 +197,8 @@ void addReductionFunctions(std::vector<LibraryFunction>& out) {
   static const ElementRule kWhereRule{"", "where(c, a, b)", ElementRule::Compute::Common, false, false, false, false, 3};
   where.element = &kWhereRule;
   out.push_back(where);
+  // Generic over the element type: complex numbers too.
+  acceptComplex(out, {"sum", "prod", "mean", "where"});
 }
 
 }  // namespace pydd::catalog

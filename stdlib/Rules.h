@@ -70,6 +70,10 @@ inline LibraryFunction entry(const char* name, LibraryCategory category, std::ve
   return f;
 }
 
+/// Marks the entries named in `names` as taking complex arguments
+/// (LibraryFunction::acceptsComplex).
+void acceptComplex(std::vector<LibraryFunction>& entries, std::initializer_list<const char*> names);
+
 // Each category file appends its entries.
 void addAllocationFunctions(std::vector<LibraryFunction>& out);
 void addElementwiseFunctions(std::vector<LibraryFunction>& out);

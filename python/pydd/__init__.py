@@ -4,8 +4,9 @@ Two jobs:
 
 * Kernels start with ``from pydd import *``. The names exported here make the
   very same ``.pydd`` file run as ordinary Python with NumPy, which is the
-  correctness reference for compiled code: the scalar types (``int32``,
-  ``int64``, ``float32``, ``float64``, ``double``), the annotations
+  correctness reference for compiled code: the scalar types (``int8``,
+  ``int16``, ``int32``, ``int64``, ``uint8`` ... ``uint64``, ``float32``,
+  ``float64``, ``double``, ``complex64``, ``complex128``), the annotations
   ``Array(dtype, ndim)``, ``SparseMat(dtype)``, ``List(T)``, ``Dict(K, V)``,
   ``Heap(T)``/``Heap(K, V)`` and ``Tuple(...)``, and the library functions (see
   ``pydd._lib``; sparse matrices are scipy.sparse's). Of the

@@ -35,13 +35,21 @@ int64 = np.int64
 float32 = np.float32
 float64 = np.float64
 double = np.float64
+complex64 = np.complex64
+complex128 = np.complex128
+int8 = np.int8
+int16 = np.int16
+uint8 = np.uint8
+uint16 = np.uint16
+uint32 = np.uint32
+uint64 = np.uint64
 
 
 def _dtype(spec):
     """A NumPy dtype from a type (``float64``, ``int``) or a typed zero (``int32()``)."""
     if isinstance(spec, np.generic):
         return spec.dtype
-    if isinstance(spec, (builtins.bool, builtins.int, builtins.float)):
+    if isinstance(spec, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
         return np.dtype(type(spec))
     try:
         return np.dtype(spec)
@@ -374,6 +382,34 @@ logical_xor = np.logical_xor
 bitwise_and = np.bitwise_and
 bitwise_or = np.bitwise_or
 bitwise_xor = np.bitwise_xor
+conj = np.conj
+conjugate = np.conjugate
+angle = np.angle
+
+
+def real(x):
+    """``x.real``: of an array, NumPy's view of the real parts."""
+    return np.real(x)
+
+
+def imag(x):
+    """``x.imag``: of an array, NumPy's view of the imaginary parts."""
+    return np.imag(x)
+
+
+def complex_parts(re, im):
+    """``complex(re, im)`` on two real scalars."""
+    return builtins.complex(re, im)
+
+
+def astype(a, dtype):
+    """``a.astype(dtype)``: a new array of the converted elements (of a complex
+    array to a real dtype, the real parts, without NumPy's ComplexWarning)."""
+    a = np.asarray(a)
+    to = _dtype(dtype)
+    if a.dtype.kind == "c" and to.kind != "c":
+        a = a.real
+    return a.astype(to)
 
 
 def log(x, base=None):
@@ -1326,7 +1362,9 @@ def toarray(S):
 
 
 __all__ = [
-    "boolean", "int32", "int64", "float32", "float64", "double",
+    "boolean", "int32", "int64", "float32", "float64", "double", "complex64", "complex128",
+    "int8", "int16", "uint8", "uint16", "uint32", "uint64",
+    "real", "imag", "conj", "conjugate", "angle", "complex_parts", "astype",
     "Array", "List", "Dict", "Heap", "Tuple",
     "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "copy", "arange", "fill",
     "shape", "ndim", "size",
@@ -1350,4 +1388,5 @@ __all__ = [
 
 # Library functions, i.e. the names whose method spelling is rewritten.
 LIBRARY_FUNCTIONS = frozenset(n for n in __all__ if n not in {
-    "boolean", "int32", "int64", "float32", "float64", "double", "Array", "List", "Dict", "Heap", "Tuple", "SparseMat"})
+    "boolean", "int32", "int64", "float32", "float64", "double", "complex64", "complex128", "int8", "int16", "uint8",
+    "uint16", "uint32", "uint64", "Array", "List", "Dict", "Heap", "Tuple", "SparseMat"})

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <complex>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
@@ -51,6 +52,14 @@ const char* dtype_name(pabi::Dtype d) {
     case pabi::Dtype::Int64: return "int64";
     case pabi::Dtype::Float32: return "float32";
     case pabi::Dtype::Float64: return "float64";
+    case pabi::Dtype::Complex64: return "complex64";
+    case pabi::Dtype::Complex128: return "complex128";
+    case pabi::Dtype::Int8: return "int8";
+    case pabi::Dtype::Int16: return "int16";
+    case pabi::Dtype::UInt8: return "uint8";
+    case pabi::Dtype::UInt16: return "uint16";
+    case pabi::Dtype::UInt32: return "uint32";
+    case pabi::Dtype::UInt64: return "uint64";
   }
   return "?";
 }
@@ -62,6 +71,14 @@ py::dtype numpy_dtype(pabi::Dtype d) {
     case pabi::Dtype::Int64: return py::dtype::of<int64_t>();
     case pabi::Dtype::Float32: return py::dtype::of<float>();
     case pabi::Dtype::Float64: return py::dtype::of<double>();
+    case pabi::Dtype::Complex64: return py::dtype("complex64");
+    case pabi::Dtype::Complex128: return py::dtype("complex128");
+    case pabi::Dtype::Int8: return py::dtype::of<int8_t>();
+    case pabi::Dtype::Int16: return py::dtype::of<int16_t>();
+    case pabi::Dtype::UInt8: return py::dtype::of<uint8_t>();
+    case pabi::Dtype::UInt16: return py::dtype::of<uint16_t>();
+    case pabi::Dtype::UInt32: return py::dtype::of<uint32_t>();
+    case pabi::Dtype::UInt64: return py::dtype::of<uint64_t>();
   }
   throw std::runtime_error("pydd: invalid dtype in module table");
 }
@@ -76,6 +93,14 @@ void dtype_kind_size(pabi::Dtype d, char* kind, int* size) {
     case pabi::Dtype::Int64: *kind = 'i'; *size = 8; return;
     case pabi::Dtype::Float32: *kind = 'f'; *size = 4; return;
     case pabi::Dtype::Float64: *kind = 'f'; *size = 8; return;
+    case pabi::Dtype::Complex64: *kind = 'c'; *size = 8; return;
+    case pabi::Dtype::Complex128: *kind = 'c'; *size = 16; return;
+    case pabi::Dtype::Int8: *kind = 'i'; *size = 1; return;
+    case pabi::Dtype::Int16: *kind = 'i'; *size = 2; return;
+    case pabi::Dtype::UInt8: *kind = 'u'; *size = 1; return;
+    case pabi::Dtype::UInt16: *kind = 'u'; *size = 2; return;
+    case pabi::Dtype::UInt32: *kind = 'u'; *size = 4; return;
+    case pabi::Dtype::UInt64: *kind = 'u'; *size = 8; return;
   }
   *kind = '?';
   *size = 0;
@@ -114,6 +139,7 @@ struct NumpyScalarTypes {
   PyTypeObject* bool_ = nullptr;
   PyTypeObject* integer = nullptr;
   PyTypeObject* floating = nullptr;
+  PyTypeObject* complexfloating = nullptr;
 };
 
 const NumpyScalarTypes* numpy_scalar_types() {
@@ -125,17 +151,20 @@ const NumpyScalarTypes* numpy_scalar_types() {
   PyObject* b = PyObject_GetAttrString(numpy, "bool_");
   PyObject* i = PyObject_GetAttrString(numpy, "integer");
   PyObject* f = PyObject_GetAttrString(numpy, "floating");
-  if (!b || !i || !f || !PyType_Check(b) || !PyType_Check(i) || !PyType_Check(f)) {
+  PyObject* c = PyObject_GetAttrString(numpy, "complexfloating");
+  if (!b || !i || !f || !c || !PyType_Check(b) || !PyType_Check(i) || !PyType_Check(f) || !PyType_Check(c)) {
     // numpy is still importing (or is not NumPy); try again next call.
     PyErr_Clear();
     Py_XDECREF(b);
     Py_XDECREF(i);
     Py_XDECREF(f);
+    Py_XDECREF(c);
     return nullptr;
   }
   types.bool_ = reinterpret_cast<PyTypeObject*>(b);
   types.integer = reinterpret_cast<PyTypeObject*>(i);
   types.floating = reinterpret_cast<PyTypeObject*>(f);
+  types.complexfloating = reinterpret_cast<PyTypeObject*>(c);
   ready = true;
   return &types;
 }
@@ -365,6 +394,10 @@ struct Where {
 
 [[noreturn]] void throw_type_error(const std::string& msg) { throw py::type_error(msg); }
 [[noreturn]] void throw_value_error(const std::string& msg) { throw py::value_error(msg); }
+[[noreturn]] void throw_overflow_error(const std::string& msg) {
+  PyErr_SetString(PyExc_OverflowError, msg.c_str());
+  throw py::error_already_set();
+}
 
 [[noreturn]] void throw_expects(const Where& w, const std::string& what, PyObject* obj) {
   throw_type_error(w.str() + " expects " + what + ", got " + type_name(obj));
@@ -398,6 +431,20 @@ py::object default_object(const char* text) {
   throw_type_error(msg);
 }
 
+/// Whether v (read as unsigned for uint64) is a value of integer dtype d.
+bool integer_fits(long long v, pabi::Dtype d) {
+  char kind;
+  int size;
+  dtype_kind_size(d, &kind, &size);
+  if (size == 8) return kind == 'i' || v >= 0;
+  const long long span = 1LL << (8 * size);
+  return kind == 'u' ? v >= 0 && v < span : v >= -span / 2 && v < span / 2;
+}
+
+/// A Python integer (or NumPy integer, or bool) for an integer parameter,
+/// its bits in an int64 (a uint64 above 2**63 - 1 wraps into the negative
+/// range). A value out of the dtype's range is an OverflowError, as NumPy 2
+/// raises for np.uint8(300).
 int64_t convert_integer(const Where& w, PyObject* obj, pabi::Dtype dtype) {
   long long v;
   int overflow = 0;
@@ -419,9 +466,14 @@ int64_t convert_integer(const Where& w, PyObject* obj, pabi::Dtype dtype) {
     }
     v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
     if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    if (overflow > 0 && dtype == pabi::Dtype::UInt64) {
+      const unsigned long long u = PyLong_AsUnsignedLongLong(index.ptr());
+      if (!PyErr_Occurred()) return static_cast<int64_t>(u);
+      PyErr_Clear();
+    }
   }
-  const bool fits = overflow == 0 && (dtype == pabi::Dtype::Int64 || (v >= INT32_MIN && v <= INT32_MAX));
-  if (!fits) throw_value_error(w.str() + " = " + object_str(index.ptr()) + " does not fit in " + dtype_name(dtype));
+  if (overflow != 0 || !integer_fits(v, dtype))
+    throw_overflow_error(w.str() + " = " + object_str(index.ptr()) + " does not fit in " + dtype_name(dtype));
   return v;
 }
 
@@ -444,6 +496,19 @@ double convert_floating(const Where& w, PyObject* obj, pabi::Dtype dtype) {
     return PyFloat_AS_DOUBLE(f.ptr());
   }
   throw_expects(w, dtype_name(dtype), obj);
+}
+
+/// A complex argument: a Python complex (numpy.complex128 is one), or any
+/// real number the float conversion takes, or a NumPy complex scalar.
+std::complex<double> convert_complex(const Where& w, PyObject* obj, pabi::Dtype dtype) {
+  if (PyComplex_Check(obj)) return {PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj)};
+  const NumpyScalarTypes* t = numpy_scalar_types();
+  if (t && PyObject_TypeCheck(obj, t->complexfloating)) {  // numpy.complex64 (__complex__)
+    const Py_complex c = PyComplex_AsCComplex(obj);
+    if (c.real == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    return {c.real, c.imag};
+  }
+  return {convert_floating(w, obj, dtype), 0.0};
 }
 
 bool convert_bool(const Where& w, PyObject* obj) {
@@ -473,6 +538,16 @@ void convert_scalar(const Where& w, PyObject* obj, pabi::Dtype dtype, void* out)
     case pabi::Dtype::Int64: *static_cast<int64_t*>(out) = convert_integer(w, obj, dtype); return;
     case pabi::Dtype::Float32: *static_cast<float*>(out) = static_cast<float>(convert_floating(w, obj, dtype)); return;
     case pabi::Dtype::Float64: *static_cast<double*>(out) = convert_floating(w, obj, dtype); return;
+    case pabi::Dtype::Complex64:
+      *static_cast<std::complex<float>*>(out) = std::complex<float>(convert_complex(w, obj, dtype));
+      return;
+    case pabi::Dtype::Complex128: *static_cast<std::complex<double>*>(out) = convert_complex(w, obj, dtype); return;
+    case pabi::Dtype::Int8: *static_cast<int8_t*>(out) = static_cast<int8_t>(convert_integer(w, obj, dtype)); return;
+    case pabi::Dtype::Int16: *static_cast<int16_t*>(out) = static_cast<int16_t>(convert_integer(w, obj, dtype)); return;
+    case pabi::Dtype::UInt8: *static_cast<uint8_t*>(out) = static_cast<uint8_t>(convert_integer(w, obj, dtype)); return;
+    case pabi::Dtype::UInt16: *static_cast<uint16_t*>(out) = static_cast<uint16_t>(convert_integer(w, obj, dtype)); return;
+    case pabi::Dtype::UInt32: *static_cast<uint32_t*>(out) = static_cast<uint32_t>(convert_integer(w, obj, dtype)); return;
+    case pabi::Dtype::UInt64: *static_cast<uint64_t*>(out) = static_cast<uint64_t>(convert_integer(w, obj, dtype)); return;
   }
 }
 
@@ -879,6 +954,20 @@ py::object scalar_result(pabi::Dtype dtype, const void* p) {
     case pabi::Dtype::Int64: return py::int_(*static_cast<const int64_t*>(p));
     case pabi::Dtype::Float32: return py::float_(static_cast<double>(*static_cast<const float*>(p)));
     case pabi::Dtype::Float64: return py::float_(*static_cast<const double*>(p));
+    case pabi::Dtype::Complex64: {
+      const auto z = *static_cast<const std::complex<float>*>(p);
+      return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(z.real(), z.imag()));
+    }
+    case pabi::Dtype::Complex128: {
+      const auto z = *static_cast<const std::complex<double>*>(p);
+      return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(z.real(), z.imag()));
+    }
+    case pabi::Dtype::Int8: return py::int_(*static_cast<const int8_t*>(p));
+    case pabi::Dtype::Int16: return py::int_(*static_cast<const int16_t*>(p));
+    case pabi::Dtype::UInt8: return py::int_(*static_cast<const uint8_t*>(p));
+    case pabi::Dtype::UInt16: return py::int_(*static_cast<const uint16_t*>(p));
+    case pabi::Dtype::UInt32: return py::int_(*static_cast<const uint32_t*>(p));
+    case pabi::Dtype::UInt64: return py::int_(*static_cast<const uint64_t*>(p));
   }
   throw std::runtime_error("pydd: invalid result dtype");
 }
@@ -1225,7 +1314,7 @@ void python_print(const char* text, int64_t length) {
 // data from another library, and a cycle must not hang the import).
 bool valid_type(const pabi::TypeDesc& t, int depth = 0) {
   if (depth > 32) return false;
-  const bool dtype_ok = static_cast<int>(t.dtype) >= 0 && static_cast<int>(t.dtype) <= 4;
+  const bool dtype_ok = std::string(dtype_name(t.dtype)) != "?";  // a Dtype this bridge knows
   auto children = [&](int32_t count) {
     if (t.num_elems != count || (count > 0 && !t.elems)) return false;
     for (int32_t k = 0; k < count; ++k)

@@ -5,6 +5,7 @@
 // precision can be found by trying 1..17 digits (1..9 for float32) and
 // checking each with strtod/strtof.
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -174,8 +175,8 @@ std::string fixed8(double ax) {
 // dragon4_positional(x, precision=8, unique=True, fractional=True,
 // trim='.'): shortest round-trip digits, cut at 8 fractional digits.
 template <class T>
-std::string positional(T x) {
-  std::string out = std::signbit(x) ? "-" : "";
+std::string positional(T x, bool plus = false) {
+  std::string out = std::signbit(x) ? "-" : plus ? "+" : "";
   if (x == 0) return out + "0.";
   ShortestDigits d;
   shortest_digits(std::fabs(x), &d);
@@ -189,8 +190,8 @@ std::string positional(T x) {
 // dragon4_scientific(x, precision=8, unique=True, trim='.'): mantissa
 // digits and decimal exponent; at most 9 significant digits.
 template <class T>
-void scientific(T x, std::string* mantissa, int* exp10) {
-  *mantissa = std::signbit(x) ? "-" : "";
+void scientific(T x, std::string* mantissa, int* exp10, bool plus = false) {
+  *mantissa = std::signbit(x) ? "-" : plus ? "+" : "";
   if (x == 0) {
     *mantissa += "0.";
     *exp10 = 0;
@@ -215,15 +216,16 @@ void scientific(T x, std::string* mantissa, int* exp10) {
   *exp10 = d.exp10;
 }
 
-// FloatingFormat.fillFormat and __call__ for the shown elements.
+// FloatingFormat.fillFormat and __call__ for the shown elements; `plus`
+// is its sign='+' (the imaginary parts of complex numbers).
 template <class T>
-std::vector<std::string> format_floats(const std::vector<T>& v) {
+std::vector<std::string> format_floats(const std::vector<T>& v, bool plus = false) {
   bool exp_format = false, any_finite = false, neg_inf = false, non_finite = false;
   T max_val = 0, min_val = 0;
   for (T x : v) {
     if (!std::isfinite(x)) {
       non_finite = true;
-      neg_inf = neg_inf || (std::isinf(x) && x < 0);
+      neg_inf = neg_inf || plus || (std::isinf(x) && x < 0);
       continue;
     }
     any_finite = true;
@@ -243,11 +245,11 @@ std::vector<std::string> format_floats(const std::vector<T>& v) {
     if (!std::isfinite(v[i])) continue;
     std::string s;
     if (exp_format) {
-      scientific(v[i], &s, &exps[i]);
+      scientific(v[i], &s, &exps[i], plus);
       const int e = exps[i] < 0 ? -exps[i] : exps[i];
       exp_size = std::max<size_t>(exp_size, e >= 100 ? 3 : 2);
     } else {
-      s = positional(v[i]);
+      s = positional(v[i], plus);
     }
     const size_t dot = s.find('.');
     ints[i] = s.substr(0, dot);
@@ -265,7 +267,7 @@ std::vector<std::string> format_floats(const std::vector<T>& v) {
       std::snprintf(text, sizeof text, "%.*e", static_cast<int>(pad_right), std::fabs(static_cast<double>(v[i])));
       const char* t = text;
       fracs[i].clear();
-      ints[i] = std::signbit(v[i]) ? "-" : "";
+      ints[i] = std::signbit(v[i]) ? "-" : plus ? "+" : "";
       ints[i] += *t++;
       for (; *t && *t != 'e'; ++t)
         if (*t >= '0' && *t <= '9') fracs[i] += *t;
@@ -284,7 +286,7 @@ std::vector<std::string> format_floats(const std::vector<T>& v) {
     const T x = v[i];
     std::string s;
     if (!std::isfinite(x)) {
-      s = std::isnan(x) ? "nan" : x < 0 ? "-inf" : "inf";
+      s = std::isnan(x) ? (plus ? "+nan" : "nan") : x < 0 ? "-inf" : plus ? "+inf" : "inf";
       out[i] = std::string(pad_left + pad_right + 1 - s.size(), ' ') + s;
       continue;
     }
@@ -301,10 +303,31 @@ std::vector<std::string> format_floats(const std::vector<T>& v) {
   return out;
 }
 
+// ComplexFloatingFormat: the real parts formatted together, the imaginary
+// parts together with a sign, and 'j' before the imaginary part's padding.
+template <class T>
+std::vector<std::string> format_complex(const std::vector<std::complex<T>>& v) {
+  std::vector<T> re, im;
+  for (const std::complex<T>& z : v) re.push_back(z.real()), im.push_back(z.imag());
+  std::vector<std::string> r = format_floats(re), i = format_floats(im, true), out;
+  for (size_t k = 0; k < v.size(); ++k) {
+    const size_t end = i[k].find_last_not_of(' ') + 1;
+    out.push_back(r[k] + i[k].substr(0, end) + "j" + i[k].substr(end));
+  }
+  return out;
+}
+
+template <class T>
+struct is_complex_elem : std::false_type {};
+template <class T>
+struct is_complex_elem<std::complex<T>> : std::true_type {};
+
 template <class T>
 std::vector<std::string> format_elements(const std::vector<T>& v) {
   std::vector<std::string> out;
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_complex_elem<T>::value) {
+    out = format_complex(v);
+  } else if constexpr (std::is_floating_point_v<T>) {
     out = format_floats(v);
   } else if constexpr (std::is_same_v<T, bool>) {
     for (bool x : v) out.push_back(x ? " True" : "False");
@@ -439,6 +462,38 @@ void PrintLine::add(float value) {
   append(text, format_float(value, text));
 }
 
+namespace {
+// A part of a complex repr: the float's repr without a trailing ".0"
+// (Python's 'r' format without Py_DTSF_ADD_DOT_0), with a sign if asked.
+template <class T>
+std::string complex_part(T x, bool sign) {
+  char text[kFloatTextCapacity];
+  int n = std::is_same_v<T, float> ? format_float(static_cast<float>(x), text) : format_double(static_cast<double>(x), text);
+  std::string s(text, static_cast<size_t>(n));
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+  if (sign && s[0] != '-') s.insert(0, "+");
+  return s;
+}
+// complex_repr (Objects/complexobject.c): a real part of +0 is left out.
+template <class T>
+std::string complex_repr(std::complex<T> z) {
+  if (z.real() == 0 && !std::signbit(z.real())) return complex_part(z.imag(), false) + "j";
+  return "(" + complex_part(z.real(), false) + complex_part(z.imag(), true) + "j)";
+}
+}  // namespace
+
+void PrintLine::add(std::complex<double> value) {
+  separate();
+  const std::string s = complex_repr(value);
+  append(s.data(), static_cast<int64_t>(s.size()));
+}
+
+void PrintLine::add(std::complex<float> value) {
+  separate();
+  const std::string s = complex_repr(value);
+  append(s.data(), static_cast<int64_t>(s.size()));
+}
+
 void PrintLine::add(const char* text) {
   separate();
   if (text)
@@ -456,6 +511,14 @@ void PrintLine::add_array(PrintElem elem, const void* data, int64_t n, int64_t s
     case PrintElem::Int64: text = format_array(static_cast<const int64_t*>(data), n, stride); break;
     case PrintElem::Float32: text = format_array(static_cast<const float*>(data), n, stride); break;
     case PrintElem::Float64: text = format_array(static_cast<const double*>(data), n, stride); break;
+    case PrintElem::Complex64: text = format_array(static_cast<const std::complex<float>*>(data), n, stride); break;
+    case PrintElem::Complex128: text = format_array(static_cast<const std::complex<double>*>(data), n, stride); break;
+    case PrintElem::Int8: text = format_array(static_cast<const int8_t*>(data), n, stride); break;
+    case PrintElem::Int16: text = format_array(static_cast<const int16_t*>(data), n, stride); break;
+    case PrintElem::UInt8: text = format_array(static_cast<const uint8_t*>(data), n, stride); break;
+    case PrintElem::UInt16: text = format_array(static_cast<const uint16_t*>(data), n, stride); break;
+    case PrintElem::UInt32: text = format_array(static_cast<const uint32_t*>(data), n, stride); break;
+    case PrintElem::UInt64: text = format_array(static_cast<const uint64_t*>(data), n, stride); break;
   }
   append(text.data(), static_cast<int64_t>(text.size()));
 }

@@ -114,7 +114,7 @@ def test_int_out_of_int32_range(build, opt):
     for bad in [2**31, -(2**31) - 1, 2**70]:
         a = good_args()
         a["nitems"] = bad
-        with pytest.raises(ValueError):
+        with pytest.raises(OverflowError, match="does not fit in int32"):
             comp.argcheck(**a)
     a = good_args()
     a["nitems"] = 2**31 - 1

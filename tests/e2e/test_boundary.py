@@ -199,7 +199,7 @@ def test_container_argument_errors(build, opt, fn, arg, words):
 
 def test_list_element_out_of_range(build, opt):
     comp, _ = build("boundary_containers", opt)
-    with pytest.raises(ValueError, match=r"'xs' element 2 = 2147483648 does not fit in int32"):
+    with pytest.raises(OverflowError, match=r"'xs' element 2 = 2147483648 does not fit in int32"):
         comp.list_weighted([1, 2, 2**31])
 
 

@@ -207,7 +207,8 @@ def _run(fn, args, capture=False):
 
 
 def _is_float(x):
-    return isinstance(x, (float, np.floating)) or (isinstance(x, np.ndarray) and x.dtype.kind == "f")
+    """A float or complex value (NaN may appear)."""
+    return isinstance(x, (float, complex, np.inexact)) or (isinstance(x, np.ndarray) and x.dtype.kind in "fc")
 
 
 def _same_kind(got, expected, where):
@@ -228,6 +229,8 @@ def _same_kind(got, expected, where):
             f"{where}: expected int, got {type(got).__name__} {got!r}"
     elif isinstance(expected, (float, np.floating)):
         assert isinstance(got, float), f"{where}: expected float, got {type(got).__name__} {got!r}"
+    elif isinstance(expected, (complex, np.complexfloating)):
+        assert isinstance(got, complex), f"{where}: expected complex, got {type(got).__name__} {got!r}"
     else:
         raise AssertionError(f"{where}: unexpected reference result {expected!r}")
 
@@ -235,7 +238,11 @@ def _same_kind(got, expected, where):
 def _float_mismatch(got, exp, tol, zero_sign=True):
     """Indices where float arrays differ beyond `tol` (an array or None for
     exact, which also compares the sign of zero unless zero_sign is false);
-    NaN matches NaN."""
+    NaN matches NaN. Complex arrays compare part by part."""
+    if exp.dtype.kind == "c":
+        got = np.asarray(got, dtype=exp.dtype)
+        bad = [_float_mismatch(part(got), part(exp), tol, zero_sign) for part in (np.real, np.imag)]
+        return np.unique(np.concatenate(bad), axis=0) if sum(map(len, bad)) else bad[0]
     got = np.asarray(got, dtype=exp.dtype)
     gnan, enan = np.isnan(got), np.isnan(exp)
     bad = gnan != enan
@@ -262,12 +269,13 @@ def _scale(case, args):
 
 def _tolerance(case, exp, args, scale):
     if case.compare == "ulp":
-        return lc.ULPS * np.spacing(np.abs(exp).astype(exp.dtype))
+        # of a complex result, ulps of its magnitude for each part
+        return lc.ULPS * np.spacing(np.abs(exp))
     if case.compare == "approx":
-        s = np.abs(np.asarray(scale if scale is not None else exp, dtype=np.float64))
+        s = np.abs(np.asarray(scale if scale is not None else exp)).astype(np.float64)
         with np.errstate(all="ignore"):
-            return case.rtol * (np.where(np.isfinite(s), s, 0.0) + np.abs(exp.astype(np.float64))) \
-                + (1e-30 if exp.dtype == np.float32 else 1e-300)
+            return case.rtol * (np.where(np.isfinite(s), s, 0.0) + np.abs(exp).astype(np.float64)) \
+                + (1e-30 if exp.dtype in (np.float32, np.complex64) else 1e-300)
     return None
 
 
@@ -284,7 +292,7 @@ def assert_same_value(case, got, expected, args, where):
     if case.compare == "shape":
         return
     exp = np.asarray(expected)
-    if exp.dtype.kind != "f":
+    if exp.dtype.kind not in "fc":
         ok = np.array_equal(np.asarray(got), exp)
         assert ok, f"{where}: values differ\n got      {got!r}\n expected {expected!r}"
         return

@@ -20,7 +20,7 @@ from conftest import KERNELS
 
 KERNEL_FILES = sorted(KERNELS.glob("*.pydd"))
 # Builtins a kernel may use in this version of the language.
-KERNEL_BUILTINS = {"bool", "int", "float", "len", "print", "range", "abs", "min", "max", "True", "False",
+KERNEL_BUILTINS = {"bool", "int", "float", "complex", "len", "print", "range", "abs", "min", "max", "True", "False",
                    "zip", "enumerate", "round"}
 
 

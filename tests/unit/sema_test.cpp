@@ -85,7 +85,7 @@ void expectError(const std::string& source, int line, int col, const std::string
 }
 
 const Type i32 = Type::int32(), i64 = Type::int64(), f32 = Type::float32(), f64 = Type::float64(),
-           boolean = Type::boolTy();
+           boolean = Type::boolTy(), c64 = Type::scalar(ScalarKind::Complex64), c128 = Type::complex128();
 
 // ---- inference: constants seed it ------------------------------------------------
 
@@ -196,6 +196,172 @@ TEST(Promotion, LiteralsAreWeak) {
   EXPECT_EQ(exprType("b + 1.5"), f64);
   // Two literals promote between themselves.
   EXPECT_EQ(exprType("1 + 2.0"), f64);
+}
+
+// numpy.promote_types over every pair of pydd's 13 element types (the table
+// printed by NumPy 1.24 and 2.x alike).
+TEST(Promotion, PromoteMatchesNumpyPromoteTypes) {
+  using K = ScalarKind;
+  const K B = K::Bool, I8 = K::Int8, I16 = K::Int16, I32 = K::Int32, I64 = K::Int64, U8 = K::UInt8,
+          U16 = K::UInt16, U32 = K::UInt32, U64 = K::UInt64, F32 = K::Float32, F64 = K::Float64,
+          C64 = K::Complex64, C128 = K::Complex128;
+  const K kinds[13] = {B, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, C64, C128};
+  const K expected[13][13] = {
+      {B, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, C64, C128},  // bool
+      {I8, I8, I16, I32, I64, I16, I32, I64, F64, F32, F64, C64, C128},  // int8
+      {I16, I16, I16, I32, I64, I16, I32, I64, F64, F32, F64, C64, C128},  // int16
+      {I32, I32, I32, I32, I64, I32, I32, I64, F64, F64, F64, C128, C128},  // int32
+      {I64, I64, I64, I64, I64, I64, I64, I64, F64, F64, F64, C128, C128},  // int64
+      {U8, I16, I16, I32, I64, U8, U16, U32, U64, F32, F64, C64, C128},  // uint8
+      {U16, I32, I32, I32, I64, U16, U16, U32, U64, F32, F64, C64, C128},  // uint16
+      {U32, I64, I64, I64, I64, U32, U32, U32, U64, F64, F64, C128, C128},  // uint32
+      {U64, F64, F64, F64, F64, U64, U64, U64, U64, F64, F64, C128, C128},  // uint64
+      {F32, F32, F32, F64, F64, F32, F32, F64, F64, F32, F64, C64, C128},  // float32
+      {F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, C128, C128},  // float64
+      {C64, C64, C64, C128, C128, C64, C64, C128, C128, C64, C128, C64, C128},  // complex64
+      {C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128},  // complex128
+  };
+  for (int a = 0; a < 13; ++a)
+    for (int b = 0; b < 13; ++b) {
+      EXPECT_EQ(promote(kinds[a], kinds[b]), expected[a][b]) << scalarName(kinds[a]) << " + " << scalarName(kinds[b]);
+      // Two operands of equal strength promote; so do two weak ones.
+      EXPECT_EQ(commonKind(kinds[a], false, kinds[b], false), expected[a][b]);
+      EXPECT_EQ(commonKind(kinds[a], true, kinds[b], true), expected[a][b]);
+    }
+}
+
+// NEP 50: a weak (literal) integer takes any integer kind, a weak float
+// takes float kinds and gives float64 beside an integer.
+TEST(Promotion, CommonKindWithWeakLiterals) {
+  using K = ScalarKind;
+  for (K k : {K::Int8, K::Int16, K::UInt8, K::UInt16, K::UInt32, K::UInt64}) {
+    EXPECT_EQ(commonKind(k, false, K::Int64, true), k) << scalarName(k);
+    EXPECT_EQ(commonKind(K::Int64, true, k, false), k) << scalarName(k);
+    EXPECT_EQ(commonKind(k, false, K::Bool, true), k) << scalarName(k);
+    EXPECT_EQ(commonKind(k, false, K::Float64, true), K::Float64) << scalarName(k);
+    // A weak complex beside an integer is complex128 (NEP 50's int8 * 1j).
+    EXPECT_EQ(commonKind(k, false, K::Complex128, true), K::Complex128) << scalarName(k);
+    // A small or unsigned integer stored into a complex is fine; never back.
+    EXPECT_TRUE(canAssignImplicitly(k, K::Complex64)) << scalarName(k);
+    EXPECT_FALSE(canAssignImplicitly(K::Complex64, k)) << scalarName(k);
+    EXPECT_TRUE(canAssignImplicitly(k, K::Int8)) << scalarName(k);
+    EXPECT_TRUE(canAssignImplicitly(K::UInt64, k)) << scalarName(k);
+  }
+  EXPECT_EQ(commonKind(K::Bool, false, K::Int64, true), K::Int64);
+  EXPECT_EQ(commonKind(K::Float32, false, K::Int64, true), K::Float32);
+}
+
+TEST(Promotion, IntegerRanges) {
+  using K = ScalarKind;
+  EXPECT_TRUE(integerFits(255, K::UInt8));
+  EXPECT_FALSE(integerFits(256, K::UInt8));
+  EXPECT_FALSE(integerFits(-1, K::UInt64));
+  EXPECT_TRUE(integerFits(INT64_MAX, K::UInt64));
+  EXPECT_TRUE(integerFits(-128, K::Int8));
+  EXPECT_FALSE(integerFits(128, K::Int8));
+  EXPECT_TRUE(integerFits(-32768, K::Int16));
+  EXPECT_FALSE(integerFits(65536, K::UInt16));
+  EXPECT_FALSE(integerFits(int64_t(1) << 32, K::UInt32));
+  EXPECT_EQ(bitWidth(K::UInt16), 16);
+  EXPECT_TRUE(isUnsignedKind(K::UInt32));
+  EXPECT_FALSE(isUnsignedKind(K::Int8));
+}
+
+/// The type of `y = EXPR` with parameters of the small and unsigned types.
+Type smallIntExprType(const std::string& expression) {
+  Analyzed a = accept(
+      "def f(a: int8, b: uint8, h: int16, w: uint16, u: uint32, q: uint64, l: int64, s: float32):\n"
+      "    y = " + expression + "\n");
+  return a.typeOf("y");
+}
+
+TEST(Promotion, SmallAndUnsignedOperands) {
+  EXPECT_EQ(smallIntExprType("a + b"), Type::scalar(ScalarKind::Int16));
+  EXPECT_EQ(smallIntExprType("u + l"), i64);
+  EXPECT_EQ(smallIntExprType("q + l"), f64);
+  EXPECT_EQ(smallIntExprType("s * w"), f32);
+  EXPECT_EQ(smallIntExprType("s * u"), f64);
+  EXPECT_EQ(smallIntExprType("b + 1"), Type::scalar(ScalarKind::UInt8));
+  EXPECT_EQ(smallIntExprType("-b"), Type::scalar(ScalarKind::UInt8));
+  EXPECT_EQ(smallIntExprType("b / b"), f64);
+  EXPECT_EQ(smallIntExprType("h // 2"), Type::scalar(ScalarKind::Int16));
+  EXPECT_EQ(smallIntExprType("uint8(l)"), Type::scalar(ScalarKind::UInt8));
+}
+
+TEST(Promotion, OutOfRangeLiteralIsAnError) {
+  for (const char* body : {"    y = b + 256\n", "    y = b - -1\n", "    y = a * 128\n", "    y = uint8(300)\n",
+                           "    y: uint16 = 70000\n"}) {
+    Analyzed a = analyze(std::string("def f(a: int8, b: uint8):\n") + body);
+    EXPECT_FALSE(a.ok) << body;
+    EXPECT_NE(a.messages.find("integer literal"), std::string::npos) << body << a.messages;
+  }
+  EXPECT_TRUE(analyze("def f(b: uint8):\n    y = b + 255\n").ok);
+}
+
+/// The type of `y = EXPR` with complex parameters beside real ones.
+Type complexExprType(const std::string& expression) {
+  Analyzed a = accept(
+      "def f(z: complex64, w: complex128, i: int32, l: int64, s: float32, d: float64, b: bool):\n"
+      "    y = " + expression + "\n");
+  return a.typeOf("y");
+}
+
+TEST(Promotion, ComplexAsNumPy) {
+  // complex64 keeps what float32 holds: float32 and bool.
+  EXPECT_EQ(complexExprType("z * s"), c64);
+  EXPECT_EQ(complexExprType("z + b"), c64);
+  EXPECT_EQ(complexExprType("z - z"), c64);
+  // float64 and 32- or 64-bit integers need complex128.
+  EXPECT_EQ(complexExprType("z * d"), c128);
+  EXPECT_EQ(complexExprType("z + i"), c128);
+  EXPECT_EQ(complexExprType("l / z"), c128);
+  EXPECT_EQ(complexExprType("z + w"), c128);
+  EXPECT_EQ(complexExprType("w * s"), c128);
+  EXPECT_EQ(complexExprType("z ** 2"), c64);
+  EXPECT_EQ(complexExprType("-z"), c64);
+  EXPECT_EQ(complexExprType("z == w"), boolean);
+  EXPECT_EQ(promote(ScalarKind::Complex64, ScalarKind::Float32), ScalarKind::Complex64);
+  EXPECT_EQ(promote(ScalarKind::Int64, ScalarKind::Complex64), ScalarKind::Complex128);
+  EXPECT_EQ(promote(ScalarKind::Complex128, ScalarKind::Complex64), ScalarKind::Complex128);
+  EXPECT_TRUE(canAssignImplicitly(ScalarKind::Float64, ScalarKind::Complex64));
+  EXPECT_FALSE(canAssignImplicitly(ScalarKind::Complex64, ScalarKind::Float64));
+}
+
+TEST(Promotion, ComplexLiteralsAreWeak) {
+  EXPECT_EQ(complexExprType("1j"), c128);
+  EXPECT_EQ(complexExprType("z * 2.5"), c64);
+  EXPECT_EQ(complexExprType("z * 1j"), c64);
+  EXPECT_EQ(complexExprType("z * (3 + 4j)"), c64);
+  EXPECT_EQ(complexExprType("z * (-1.5 - 2j)"), c64);
+  // A complex literal with float32 gives complex64, with anything else complex128.
+  EXPECT_EQ(complexExprType("s * 1j"), c64);
+  EXPECT_EQ(complexExprType("d * 1j"), c128);
+  EXPECT_EQ(complexExprType("i * 1j"), c128);
+  EXPECT_EQ(complexExprType("b * 2j"), c128);
+  EXPECT_EQ(complexExprType("3 + 4j"), c128);
+}
+
+TEST(Promotion, ComplexParts) {
+  EXPECT_EQ(complexExprType("abs(z)"), f32);
+  EXPECT_EQ(complexExprType("abs(w)"), f64);
+  EXPECT_EQ(complexExprType("z.real"), f32);
+  EXPECT_EQ(complexExprType("w.imag"), f64);
+  EXPECT_EQ(complexExprType("conj(z)"), c64);
+  EXPECT_EQ(complexExprType("angle(z)"), f32);
+  EXPECT_EQ(complexExprType("complex(d, s)"), c128);
+  EXPECT_EQ(complexExprType("complex64(s)"), c64);
+  EXPECT_EQ(complexExprType("sqrt(z)"), c64);
+}
+
+TEST(Errors, ComplexNumbersHaveNoOrder) {
+  expectError("def f(z: complex128):\n    y = z < 1\n", 2, 9,
+              "'<' is not supported between complex128 and int64: complex numbers have no order");
+  expectError("def f(z: complex128):\n    y = z // 2\n", 2, 9, "unsupported operand types for //: complex128 and int64");
+  expectError("def f(z: complex128):\n    y = float(z)\n", 2, 9,
+              "cannot convert complex128 to float64; take z.real, z.imag or abs(z) first");
+  expectError("def f(z: Array(complex64, 1)):\n    y = max(z)\n", 2, 13, "max() does not support complex numbers");
+  expectError("def f(z: Array(complex64, 1)):\n    y = maximum(z, z)\n", 2, 9,
+              "maximum (maximum(a, b)) is not supported on complex64 operands: complex numbers have no order");
 }
 
 TEST(Promotion, BoolArithmeticIsIntArithmetic) {
@@ -633,7 +799,7 @@ TEST(Errors, NamesThatAreNotValues) {
 }
 
 TEST(Errors, UnknownAttributesAndMethods) {
-  expectError("def f(A: Array(float64)):\n    x = A.real\n", 2, 9, "attribute 'real' is not supported in pydd kernels");
+  expectError("def f(A: Array(float64)):\n    x = A.flat\n", 2, 9, "attribute 'flat' is not supported in pydd kernels");
   expectError("def f(A: Array(float64)):\n    x = A.frobnicate()\n", 2, 9, "unknown method 'frobnicate'");
   expectError("def f(l: List(int64)):\n    append(l, 1)\n", 2, 5, "'append' is a method; call it as x.append(...)");
 }

@@ -24,9 +24,12 @@
 namespace pydd::abi {
 
 /// Bumped whenever any struct below or a raw representation changes.
-inline constexpr int kVersion = 6;
+inline constexpr int kVersion = 7;
 
-enum class Dtype : int32_t { Bool, Int32, Int64, Float32, Float64 };
+/// Element types; new ones are appended (the values are part of the ABI).
+enum class Dtype : int32_t {
+  Bool, Int32, Int64, Float32, Float64, Complex64, Complex128, Int8, Int16, UInt8, UInt16, UInt32, UInt64
+};
 enum class Kind : int32_t { Void, Scalar, Array, List, Dict, Tuple, Sparse };
 
 /// A parameter or result type, as a tree: List has one child (the element),
@@ -50,7 +53,8 @@ struct ParamDesc {
 
 // ---- raw representations: what crosses the boundary for each type
 //
-//   bool, int32_t, int64_t, float, double   themselves
+//   bool, int8_t ... uint64_t, float, double   themselves
+//   std::complex<float>, std::complex<double> themselves (two parts)
 //   Array                                   RawArray
 //   Sparse                                  RawSparse
 //   List                                    RawList

@@ -33,9 +33,11 @@ namespace op {
 namespace detail {
 using pydd::detail::is_int_v;
 // Signed overflow wraps as NumPy's does, also without -fwrapv.
+// At least `unsigned`, so that 8- and 16-bit operands are not promoted to
+// (signed) int, where uint16 * uint16 could overflow.
 template <class T, class G>
 inline T wrapping(T a, T b, G g) {
-  using U = std::make_unsigned_t<T>;
+  using U = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
   return static_cast<T>(g(static_cast<U>(a), static_cast<U>(b)));
 }
 }  // namespace detail
@@ -61,6 +63,7 @@ struct mul {
   T operator()(T a, T b) const {
     if constexpr (std::is_same_v<T, bool>) return a && b;
     else if constexpr (detail::is_int_v<T>) return detail::wrapping(a, b, [](auto x, auto y) { return x * y; });
+    else if constexpr (is_complex_v<T>) return complex_mul(a, b);
     else return a * b;
   }
 };
@@ -68,6 +71,7 @@ struct truediv {
   template <class T>
   auto operator()(T a, T b) const {
     if constexpr (std::is_floating_point_v<T>) return a / b;
+    else if constexpr (is_complex_v<T>) return complex_div(a, b);  // inf/nan parts for a zero divisor
     else return static_cast<double>(a) / static_cast<double>(b);
   }
 };
@@ -82,10 +86,14 @@ struct floordiv {
     } else if constexpr (std::is_same_v<T, bool>) {
       return a && b;
     } else {
-      if (b == 0) return T(0);                                   // NumPy warns and gives 0
-      if (b == T(-1)) return pydd::detail::wrapping_neg(a);     // MIN // -1 wraps
-      const T q = a / b, r = a % b;
-      return (r != 0 && ((r < 0) != (b < 0))) ? T(q - 1) : q;
+      if (b == 0) return T(0);  // NumPy warns and gives 0
+      if constexpr (std::is_unsigned_v<T>) {
+        return T(a / b);
+      } else {
+        if (b == T(-1)) return pydd::detail::wrapping_neg(a);  // MIN // -1 wraps
+        const T q = T(a / b), r = T(a % b);
+        return (r != 0 && ((r < 0) != (b < 0))) ? T(q - 1) : q;
+      }
     }
   }
 };
@@ -100,9 +108,14 @@ struct mod {
     } else if constexpr (std::is_same_v<T, bool>) {
       return false;
     } else {
-      if (b == 0 || b == T(-1)) return T(0);
-      const T r = a % b;
-      return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+      if (b == 0) return T(0);
+      if constexpr (std::is_unsigned_v<T>) {
+        return T(a % b);
+      } else {
+        if (b == T(-1)) return T(0);
+        const T r = T(a % b);
+        return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+      }
     }
   }
 };
@@ -157,8 +170,9 @@ struct negative {
 };
 struct absolute {
   template <class T>
-  T operator()(T a) const {
-    if constexpr (std::is_floating_point_v<T>) return std::fabs(a);
+  auto operator()(T a) const {
+    if constexpr (is_complex_v<T>) return abs_value(a);  // of the parts' type
+    else if constexpr (std::is_floating_point_v<T>) return std::fabs(a);
     else if constexpr (detail::is_int_v<T>) return a < 0 ? pydd::detail::wrapping_neg(a) : a;
     else return a;
   }
@@ -172,27 +186,30 @@ struct logical_not {
 struct isnan {
   template <class T>
   bool operator()(T a) const {
-    if constexpr (std::is_floating_point_v<T>) return std::isnan(a);
+    if constexpr (is_complex_v<T>) return std::isnan(a.real()) || std::isnan(a.imag());
+    else if constexpr (std::is_floating_point_v<T>) return std::isnan(a);
     else return false;
   }
 };
 struct isinf {
   template <class T>
   bool operator()(T a) const {
-    if constexpr (std::is_floating_point_v<T>) return std::isinf(a);
+    if constexpr (is_complex_v<T>) return std::isinf(a.real()) || std::isinf(a.imag());
+    else if constexpr (std::is_floating_point_v<T>) return std::isinf(a);
     else return false;
   }
 };
 
-// Transcendentals run on the compute type (float32 stays float32); an
-// integer operand is computed in float64 like NumPy's loops for ints.
-#define PYDD_FLOAT_UNARY(name, fn)                                   \
-  struct name {                                                      \
-    template <class T>                                               \
-    auto operator()(T a) const {                                     \
-      if constexpr (std::is_floating_point_v<T>) return std::fn(a);  \
-      else return std::fn(static_cast<double>(a));                   \
-    }                                                                \
+// Transcendentals run on the compute type (float32 stays float32,
+// complex numbers use std::complex's overloads); an integer operand is
+// computed in float64 like NumPy's loops for ints.
+#define PYDD_FLOAT_UNARY(name, fn)                                                       \
+  struct name {                                                                          \
+    template <class T>                                                                   \
+    auto operator()(T a) const {                                                         \
+      if constexpr (std::is_floating_point_v<T> || is_complex_v<T>) return std::fn(a);  \
+      else return std::fn(static_cast<double>(a));                                       \
+    }                                                                                    \
   };
 PYDD_FLOAT_UNARY(sqrt, sqrt)
 PYDD_FLOAT_UNARY(exp, exp)
@@ -230,7 +247,7 @@ namespace detail {
 
 template <class A>
 struct operand_traits {
-  static_assert(std::is_arithmetic_v<A>, "operand must be an Array or an arithmetic scalar");
+  static_assert(is_number_v<A>, "operand must be an Array or a number");
   using type = A;
   static constexpr int rank = 0;
 };
@@ -532,6 +549,38 @@ Array<T, 1> broadcast_to(const Array<T, N>& a, int64_t n) {
   return broadcast_to(a, std::tuple<int64_t>{n});
 }
 
+namespace detail {
+/// A view of one part of a complex array: the same buffer read as T with
+/// twice the strides, from the real (0) or imaginary (1) part.
+template <class T, int N>
+Array<T, N> part_view(const Array<std::complex<T>, N>& z, int part) {
+  int64_t shape[N], strides[N];
+  for (int k = 0; k < N; ++k) shape[k] = z.shape(k), strides[k] = 2 * z.stride(k);
+  if (z.owner()) z.owner()->retain();
+  return Array<T, N>::adopt(reinterpret_cast<T*>(z.data()) + part, shape, strides, z.owner());
+}
+}  // namespace detail
+
+/// z.real: of a complex array, a view of its real parts (stores through it
+/// change z, as in NumPy); of a real array, the array itself.
+template <class T, int N>
+auto real_view(const Array<T, N>& a) {
+  if constexpr (is_complex_v<T>) return detail::part_view(a, 0);
+  else return a;
+}
+/// z.imag: a view of the imaginary parts; of a real array, zeros (NumPy
+/// gives a read-only array of zeros).
+template <class T, int N>
+auto imag_view(const Array<T, N>& a) {
+  if constexpr (is_complex_v<T>) {
+    return detail::part_view(a, 1);
+  } else {
+    int64_t shape[N];
+    for (int k = 0; k < N; ++k) shape[k] = a.shape(k);
+    return Array<T, N>::zeros(shape);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Public element-wise functions.
 
@@ -561,8 +610,8 @@ template <class R, class C, class A, class E>
 bool power_fast(const char* name, const A& a, E exponent, Array<R, rank_v<A>>* out) {
   using T = elem_t<A>;
   constexpr int N = rank_v<A>;
-  if constexpr (std::is_same_v<C, bool>) {
-    return false;
+  if constexpr (std::is_same_v<C, bool> || is_complex_v<C> || is_complex_v<E>) {
+    return false;  // complex powers: npy_cpow's own integer cases
   } else {
     // The exponent as given, as NumPy tests it (a float32 array ** 2.0000001
     // computes powf(x, 2.0f) there).
@@ -652,7 +701,7 @@ void assign(const Array<T, N>& dst, const S& src) {
 /// In-place fill (a[...] = value) with conversion.
 template <class T, int N, class V>
 void fill(const Array<T, N>& a, V value) {
-  static_assert(std::is_arithmetic_v<V>, "fill needs a scalar");
+  static_assert(is_number_v<V>, "fill needs a scalar");
   assign(a, value);
 }
 

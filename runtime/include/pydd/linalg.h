@@ -1,4 +1,4 @@
-// pydd runtime: linear algebra on OpenBLAS (float32/float64) and plain loops
+// pydd runtime: linear algebra on OpenBLAS (float32/float64, complex64/complex128) and plain loops
 // (integers, bool). Kernels that use it link -lopenblas (LAPACK included).
 //
 // Float products make the same BLAS calls NumPy's matmul makes (gemm, gemv,
@@ -41,7 +41,8 @@ Array<T, N> transpose(const Array<T, N>& a) {
 namespace detail {
 
 template <class T>
-inline constexpr bool is_blas_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
+inline constexpr bool is_blas_v = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                                  std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
 
 [[noreturn]] inline void throw_core_mismatch(int64_t got, int64_t want) {
   char msg[200];
@@ -95,21 +96,45 @@ BlasVector<T> blas_vector(const Array<T, 1>& x) {
   return {c.data(), 1, c};
 }
 
+// Complex BLAS (cdotu, zgemv, zgemm, zsyrk: NumPy's calls for complex64 and
+// complex128) takes its scalars by address.
 template <class T>
 T blas_dot(int n, const T* x, int incx, const T* y, int incy) {
   if constexpr (std::is_same_v<T, float>) return cblas_sdot(n, x, incx, y, incy);
-  else return cblas_ddot(n, x, incx, y, incy);
+  else if constexpr (std::is_same_v<T, double>) return cblas_ddot(n, x, incx, y, incy);
+  else {
+    T r;
+    if constexpr (std::is_same_v<T, std::complex<float>>) cblas_cdotu_sub(n, x, incx, y, incy, &r);
+    else cblas_zdotu_sub(n, x, incx, y, incy, &r);
+    return r;
+  }
 }
 template <class T>
 void blas_gemv(CBLAS_TRANSPOSE t, int m, int n, const T* a, int lda, const T* x, int incx, T* y) {
+  const T one(1), zero(0);
   if constexpr (std::is_same_v<T, float>) cblas_sgemv(CblasRowMajor, t, m, n, 1, a, lda, x, incx, 0, y, 1);
-  else cblas_dgemv(CblasRowMajor, t, m, n, 1, a, lda, x, incx, 0, y, 1);
+  else if constexpr (std::is_same_v<T, double>) cblas_dgemv(CblasRowMajor, t, m, n, 1, a, lda, x, incx, 0, y, 1);
+  else if constexpr (std::is_same_v<T, std::complex<float>>) cblas_cgemv(CblasRowMajor, t, m, n, &one, a, lda, x, incx, &zero, y, 1);
+  else cblas_zgemv(CblasRowMajor, t, m, n, &one, a, lda, x, incx, &zero, y, 1);
 }
 template <class T>
 void blas_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, const T* a, int lda, const T* b, int ldb,
                T* c, int ldc) {
+  const T one(1), zero(0);
   if constexpr (std::is_same_v<T, float>) cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, ldc);
-  else cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, ldc);
+  else if constexpr (std::is_same_v<T, double>) cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, ldc);
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    cblas_cgemm(CblasRowMajor, ta, tb, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
+  else cblas_zgemm(CblasRowMajor, ta, tb, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
+}
+template <class T>
+void blas_syrk(CBLAS_TRANSPOSE t, int n, int k, const T* a, int lda, T* c, int ldc) {
+  const T one(1), zero(0);
+  if constexpr (std::is_same_v<T, float>) cblas_ssyrk(CblasRowMajor, CblasUpper, t, n, k, 1, a, lda, 0, c, ldc);
+  else if constexpr (std::is_same_v<T, double>) cblas_dsyrk(CblasRowMajor, CblasUpper, t, n, k, 1, a, lda, 0, c, ldc);
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    cblas_csyrk(CblasRowMajor, CblasUpper, t, n, k, &one, a, lda, &zero, c, ldc);
+  else cblas_zsyrk(CblasRowMajor, CblasUpper, t, n, k, &one, a, lda, &zero, c, ldc);
 }
 
 /// Integer/bool products: out(i,j) = sum_k a(i,k) b(k,j) in i-k-j order so
@@ -164,10 +189,7 @@ Array<T, 2> matrix_product(const Array<T, 2>& a, const Array<T, 2>& b) {
     // NumPy computes A @ A.T (one buffer, transposed) with syrk and mirrors
     // the upper triangle; doing the same keeps the result bit-identical.
     if (x.data == y.data && m == n && x.trans != y.trans && x.ld == y.ld && x.keep.data() == nullptr) {
-      if constexpr (std::is_same_v<T, float>)
-        cblas_ssyrk(CblasRowMajor, CblasUpper, x.trans, int(m), int(k), 1, x.data, x.ld, 0, out.data(), int(n));
-      else
-        cblas_dsyrk(CblasRowMajor, CblasUpper, x.trans, int(m), int(k), 1, x.data, x.ld, 0, out.data(), int(n));
+      blas_syrk(x.trans, int(m), int(k), x.data, x.ld, out.data(), int(n));
       T* o = out.data();
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = i + 1; j < m; ++j) o[j * n + i] = o[i * n + j];

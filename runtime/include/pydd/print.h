@@ -4,11 +4,12 @@
 // piece, so that lines printed by concurrent threads never interleave
 // mid-line and a Python host sees one sys.stdout.write per print.
 //
-// Floats print as Python's repr() does; 1-D arrays as NumPy's str() does. The formatting is compiled once into
+// Floats and complex numbers print as Python's repr() does; 1-D arrays as NumPy's str() does. The formatting is compiled once into
 // libpydd_runtime.a (runtime/src/print.cpp) rather than in every kernel that
 // prints: optimizing it took most of such a kernel's build.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <tuple>
@@ -50,7 +51,9 @@ int format_float(float x, char* out);
 namespace detail {
 
 /// Element types print() knows how to show in an array.
-enum class PrintElem : int { Bool, Int32, Int64, Float32, Float64 };
+enum class PrintElem : int {
+  Bool, Int32, Int64, Float32, Float64, Complex64, Complex128, Int8, Int16, UInt8, UInt16, UInt32, UInt64
+};
 
 template <class T>
 constexpr PrintElem print_elem() {
@@ -58,6 +61,14 @@ constexpr PrintElem print_elem() {
   else if constexpr (std::is_same_v<T, int32_t>) return PrintElem::Int32;
   else if constexpr (std::is_same_v<T, int64_t>) return PrintElem::Int64;
   else if constexpr (std::is_same_v<T, float>) return PrintElem::Float32;
+  else if constexpr (std::is_same_v<T, std::complex<float>>) return PrintElem::Complex64;
+  else if constexpr (std::is_same_v<T, std::complex<double>>) return PrintElem::Complex128;
+  else if constexpr (std::is_same_v<T, int8_t>) return PrintElem::Int8;
+  else if constexpr (std::is_same_v<T, int16_t>) return PrintElem::Int16;
+  else if constexpr (std::is_same_v<T, uint8_t>) return PrintElem::UInt8;
+  else if constexpr (std::is_same_v<T, uint16_t>) return PrintElem::UInt16;
+  else if constexpr (std::is_same_v<T, uint32_t>) return PrintElem::UInt32;
+  else if constexpr (std::is_same_v<T, uint64_t>) return PrintElem::UInt64;
   else return PrintElem::Float64;
 }
 
@@ -81,6 +92,10 @@ class PrintLine {
   void add(uint64_t value);
   void add(double value);
   void add(float value);
+  /// Python's repr of a complex: `(1+2j)`, `2j`; complex64 parts with
+  /// float32's shortest digits, as NumPy prints them.
+  void add(std::complex<double> value);
+  void add(std::complex<float> value);
   void add(const char* text);  // null prints as None
   /// A 1-D array of n elements `stride` elements apart, as NumPy's str().
   void add_array(PrintElem elem, const void* data, int64_t n, int64_t stride);
@@ -162,13 +177,15 @@ inline void add_value(PrintLine& line, const T& value) {
     line.add(static_cast<int64_t>(value));
   } else if constexpr (std::is_integral_v<T>) {
     line.add(static_cast<uint64_t>(value));
-  } else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
+  } else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float> ||
+                       std::is_same_v<T, std::complex<double>> || std::is_same_v<T, std::complex<float>>) {
     line.add(value);
   } else if constexpr (is_array<T>::value) {
     static_assert(T::rank == 1, "pydd::print: only 1-D arrays can be printed");
     using E = typename T::value_type;
-    static_assert(std::is_same_v<E, bool> || std::is_same_v<E, int32_t> || std::is_same_v<E, int64_t> ||
-                      std::is_same_v<E, float> || std::is_same_v<E, double>,
+    static_assert(std::is_same_v<E, bool> || std::is_integral_v<E> || std::is_same_v<E, float> ||
+                      std::is_same_v<E, double> || std::is_same_v<E, std::complex<float>> ||
+                      std::is_same_v<E, std::complex<double>>,
                   "pydd::print: unsupported array element type");
     line.add_array(print_elem<E>(), value.data(), value.shape(0), value.stride(0));
   } else if constexpr (std::is_convertible_v<const T&, const char*>) {

@@ -26,9 +26,34 @@ namespace detail {
 
 /// NumPy's pairwise_sum (numpy/core/src/umath/loops_utils.h.src): blocks of
 /// up to 128 elements summed with 8 accumulators, halves summed recursively.
+/// NumPy's complex pairwise_sum: the same over the 2n parts, so blocks of
+/// up to 64 numbers summed with 4 complex accumulators, and halves of a
+/// multiple of 4 numbers.
+template <class R, int Mode, class T>
+R complex_pairwise_sum(const T* a, int64_t n, int64_t s) {
+  auto at = [a, s](int64_t i) { return convert<R>(a[row_index<Mode>(i, s)]); };
+  if (n < 4) {
+    R res = 0;
+    for (int64_t i = 0; i < n; ++i) res += at(i);
+    return res;
+  }
+  if (n <= 64) {
+    R r[4] = {at(0), at(1), at(2), at(3)};
+    int64_t i = 4;
+    for (; i < n - n % 4; i += 4)
+      for (int j = 0; j < 4; ++j) r[j] += at(i + j);
+    R res = (r[0] + r[1]) + (r[2] + r[3]);
+    for (; i < n; ++i) res += at(i);
+    return res;
+  }
+  const int64_t n2 = (n - n % 8) / 2;
+  return complex_pairwise_sum<R, Mode>(a, n2, s) + complex_pairwise_sum<R, Mode>(a + row_index<Mode>(n2, s), n - n2, s);
+}
+
 template <class R, int Mode, class T>
 R pairwise_sum(const T* a, int64_t n, int64_t s) {
-  auto at = [a, s](int64_t i) { return static_cast<R>(a[row_index<Mode>(i, s)]); };
+  if constexpr (is_complex_v<R>) return complex_pairwise_sum<R, Mode>(a, n, s);
+  auto at = [a, s](int64_t i) { return convert<R>(a[row_index<Mode>(i, s)]); };
   if (n < 8) {
     R res = 0;
     for (int64_t i = 0; i < n; ++i) res += at(i);
@@ -79,7 +104,7 @@ template <class R>
 struct SumAcc {
   template <int Mode, class T>
   void row(R& o, const T* p, int64_t n, int64_t s) const {
-    if constexpr (!std::is_floating_point_v<R>) {
+    if constexpr (!std::is_floating_point_v<R> && !is_complex_v<R>) {
       auto part = [&](int64_t lo, int64_t hi) {
         R acc = 0;
         for (int64_t i = lo; i < hi; ++i) acc = op::add{}(acc, convert<R>(p[row_index<Mode>(i, s)]));
@@ -327,7 +352,7 @@ R float_sum(const Array<T, N>& a) {
     const T* p = in + off[0];
     for (int64_t i = 0; i < n;) {
       const int64_t take = n - i < kReduceBuffer - fill ? n - i : kReduceBuffer - fill;
-      for (int64_t j = 0; j < take; ++j) buf[fill + j] = static_cast<R>(p[(i + j) * s[0]]);
+      for (int64_t j = 0; j < take; ++j) buf[fill + j] = convert<R>(p[(i + j) * s[0]]);
       fill += take, i += take;
       if (fill == kReduceBuffer) total += pairwise_sum<R, 1>(buf, fill, 1), fill = 0;
     }
@@ -532,7 +557,7 @@ bool bool_scan(const Array<bool, N>& a) {
 /// a.sum() as R (int64 for bool/int32/int64; float types kept).
 template <class R, class T, int N>
 R sum(const Array<T, N>& a) {
-  if constexpr (std::is_floating_point_v<R>) return detail::float_sum<R>(a);
+  if constexpr (std::is_floating_point_v<R> || is_complex_v<R>) return detail::float_sum<R>(a);
   else return detail::reduce_all(detail::SumAcc<R>{}, R(0), a);
 }
 /// a.prod() as R.
@@ -543,7 +568,7 @@ R prod(const Array<T, N>& a) {
 /// a.mean() in R (float64 for integers; float32 stays float32). nan if empty.
 template <class R, class T, int N>
 R mean(const Array<T, N>& a) {
-  return sum<R>(a) / static_cast<R>(a.size());
+  return op::truediv{}(sum<R>(a), static_cast<R>(a.size()));  // NumPy's complex division too
 }
 /// a.min(); NaN propagates; ValueError for an empty array.
 template <class T, int N>
@@ -627,7 +652,7 @@ Array<R, N - 1> mean_axis(const Array<T, N>& a, int64_t axis) {
   Array<R, N - 1> s = sum_axis<R>(a, axis);
   const R n = static_cast<R>(a.shape(detail::check_axis(axis, N)));
   R* p = s.data();
-  for (int64_t i = 0, e = s.size(); i < e; ++i) p[i] = p[i] / n;
+  for (int64_t i = 0, e = s.size(); i < e; ++i) p[i] = op::truediv{}(p[i], n);
   return s;
 }
 template <class T, int N>

@@ -16,6 +16,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "pydd/complex.h"
 #include "pydd/errors.h"
 
 namespace pydd {
@@ -120,11 +121,22 @@ T truediv(T a, T b) {
   return a / b;
 }
 
+/// Python's `a / b` on complex numbers: NumPy's division, but a zero
+/// divisor raises ZeroDivisionError as Python's complex division does.
+template <class T>
+std::complex<T> truediv(std::complex<T> a, std::complex<T> b) {
+  if (b.real() == 0 && b.imag() == 0) throw Error(ErrorKind::ZeroDivisionError, "complex division by zero");
+  return complex_div(a, b);
+}
+
 /// `a ** b` with NumPy's semantics for fixed-width types.
 template <class T>
 T power(T a, T b) {
-  static_assert(std::is_arithmetic_v<T>, "power needs an arithmetic type");
-  if constexpr (std::is_floating_point_v<T>) {
+  static_assert(is_number_v<T>, "power needs a number type");
+  if constexpr (is_complex_v<T>) {
+    // NumPy's npy_cpow, also for scalars: 0j ** -1 is nan, not Python's error.
+    return complex_pow(a, b);
+  } else if constexpr (std::is_floating_point_v<T>) {
     // NumPy, not Python: a negative base to a fractional power is nan rather
     // than a complex number, and 0.0 ** -1 is inf rather than an error.
     return std::pow(a, b);
@@ -148,11 +160,20 @@ T power(T a, T b) {
   }
 }
 
-/// NumPy's astype for one scalar among bool, int32_t, int64_t, float, double.
+/// NumPy's astype for one scalar among bool, int32_t, int64_t, float, double
+/// and the complex types.
 template <class To, class From>
 To convert(From x) {
-  static_assert(std::is_arithmetic_v<To> && std::is_arithmetic_v<From>, "convert needs arithmetic types");
-  if constexpr (std::is_same_v<To, bool>) {
+  static_assert(is_number_v<To> && is_number_v<From>, "convert needs number types");
+  if constexpr (is_complex_v<To>) {
+    if constexpr (is_complex_v<From>) return To(x);
+    else return To(static_cast<typename To::value_type>(x), 0);
+  } else if constexpr (is_complex_v<From>) {
+    // astype to a real type keeps the real part (NumPy's ComplexWarning
+    // case); bool is the truth value of both parts.
+    if constexpr (std::is_same_v<To, bool>) return truthy(x);
+    else return convert<To>(x.real());
+  } else if constexpr (std::is_same_v<To, bool>) {
     return x != 0;  // nan is truthy, as in NumPy and Python
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
     // A float outside To's range (or nan) is undefined behaviour to convert
