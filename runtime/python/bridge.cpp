@@ -574,6 +574,20 @@ void extent(const char* data, int rank, const int64_t* shape, const int64_t* str
   *hi = reinterpret_cast<uintptr_t>(data + max + itemsize);
 }
 
+/// Whether `arr` holds `dtype` in native byte order (what a kernel reads
+/// without a copy).
+bool has_dtype(const py::array& arr, pabi::Dtype dtype) {
+  py::dtype dt = arr.dtype();
+  char kind;
+  int size;
+  dtype_kind_size(dtype, &kind, &size);
+  const char order = dt.byteorder();
+  // '=' is native, '|' is "not applicable" (1-byte types); NumPy normalizes
+  // an explicit native order to '='.
+  const bool native = order == '=' || order == '|' || order == (PY_BIG_ENDIAN ? '>' : '<');
+  return dt.kind() == kind && dt.itemsize() == size && native;
+}
+
 // Any strided array of the right dtype and rank is taken as it is, without
 // a copy (a copy would lose the kernel's writes): strides in bytes become
 // strides in elements, which needs them to be multiples of the itemsize.
@@ -587,19 +601,12 @@ void convert_array(const Where& w, const pabi::TypeDesc& t, bool written, PyObje
   if (!py::isinstance<py::array>(obj)) throw_type_error(expected() + type_name(obj));
   auto arr = py::reinterpret_borrow<py::array>(obj);
   py::dtype dt = arr.dtype();
-  char kind;
-  int size;
-  dtype_kind_size(t.dtype, &kind, &size);
-  const char order = dt.byteorder();
-  // '=' is native, '|' is "not applicable" (1-byte types); NumPy normalizes
-  // an explicit native order to '='.
-  const bool native = order == '=' || order == '|' || order == (PY_BIG_ENDIAN ? '>' : '<');
-  const bool same_dtype = dt.kind() == kind && dt.itemsize() == size && native;
-  if (!same_dtype || arr.ndim() != rank) {
+  if (!has_dtype(arr, t.dtype) || arr.ndim() != rank) {
     const int nd = static_cast<int>(arr.ndim());
     throw_type_error(expected() + "numpy.ndarray of " + object_str(dt.ptr()) + " with " + std::to_string(nd) +
                      (nd == 1 ? " dimension" : " dimensions"));
   }
+  const int64_t size = dt.itemsize();
   const int flags = arr.flags();
   if (!(flags & py::detail::npy_api::NPY_ARRAY_ALIGNED_))
     throw_type_error(expected() + "an unaligned array (use numpy.require(a, requirements='A'))");
@@ -1118,33 +1125,42 @@ const FunctionInfo& instance_for(const FunctionInfo& entry, PyObject* const* bou
         varying.push_back(j);
         break;
       }
-  for (const FunctionInfo* inst : entry.instances) {
-    bool match = true;
-    for (int j : varying) match = match && ndim_of(bound[j]) == inst->desc->params[j].type.rank;
-    if (match) return *inst;
-  }
   auto dimensions = [](int nd) { return std::to_string(nd) + (nd == 1 ? " dimension" : " dimensions"); };
-  std::string given, accepted;
-  for (int j : varying) {
+  // The TypeError for parameter j, naming every rank an instance takes
+  // (not only the rank of the one the ndims picked).
+  auto wrong_argument = [&](int j) {
     std::vector<int> ranks;
     for (const FunctionInfo* inst : entry.instances) {
       const int r = inst->desc->params[j].type.rank;
       if (std::find(ranks.begin(), ranks.end(), r) == ranks.end()) ranks.push_back(r);
     }
     std::sort(ranks.begin(), ranks.end());
+    std::string list;
+    for (size_t k = 0; k < ranks.size(); ++k)
+      list += (k == 0 ? "" : k + 1 == ranks.size() ? " or " : ", ") + std::to_string(ranks[k]);
     PyObject* obj = bound[j];
     const int nd = ndim_of(obj);
-    if (std::find(ranks.begin(), ranks.end(), nd) == ranks.end()) {
-      std::string list;
-      for (size_t k = 0; k < ranks.size(); ++k)
-        list += (k == 0 ? "" : k + 1 == ranks.size() ? " or " : ", ") + std::to_string(ranks[k]);
-      const pabi::TypeDesc& t = entry.desc->params[j].type;
-      const std::string got = nd < 0 ? type_name(obj)
-                                     : "numpy.ndarray of " + object_str(py::reinterpret_borrow<py::array>(obj).dtype().ptr()) +
-                                           " with " + dimensions(nd);
-      throw_type_error(Where{entry, j}.str() + " expects a numpy.ndarray of " + dtype_name(t.dtype) + " with " + list +
-                       " dimensions, got " + got);
-    }
+    const pabi::TypeDesc& t = entry.desc->params[j].type;
+    const std::string got = nd < 0 ? type_name(obj)
+                                   : "numpy.ndarray of " + object_str(py::reinterpret_borrow<py::array>(obj).dtype().ptr()) +
+                                         " with " + dimensions(nd);
+    throw_type_error(Where{entry, j}.str() + " expects a numpy.ndarray of " + dtype_name(t.dtype) + " with " + list +
+                     " dimensions, got " + got);
+  };
+  for (const FunctionInfo* inst : entry.instances) {
+    bool match = true;
+    for (int j : varying) match = match && ndim_of(bound[j]) == inst->desc->params[j].type.rank;
+    if (!match) continue;
+    for (int j : varying)
+      if (!has_dtype(py::reinterpret_borrow<py::array>(bound[j]), inst->desc->params[j].type.dtype)) wrong_argument(j);
+    return *inst;
+  }
+  std::string given, accepted;
+  for (int j : varying) {
+    bool taken = false;
+    for (const FunctionInfo* inst : entry.instances) taken |= inst->desc->params[j].type.rank == ndim_of(bound[j]);
+    if (!taken) wrong_argument(j);
+    const int nd = ndim_of(bound[j]);
     given += (given.empty() ? "" : ", ") + std::string(entry.desc->params[j].name) + ": " + dimensions(nd);
   }
   for (const FunctionInfo* inst : entry.instances) {
