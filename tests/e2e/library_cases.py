@@ -506,6 +506,14 @@ def ufuncs_family():
                                   f"return {fn}(a, b)", binary_patterns(ra, rb),
                                   compare="ulp" if fn in ULP_FUNCTIONS else "exact",
                                   check_message=True, op_name=fn, oracle=UFUNCS[fn]))
+    # log(x, base) with an array operand is NumPy's log(x) / log(base)
+    # (scalars alone are Python's math.log, in test_scalar.py).
+    for dt in INTS + FLOATS:
+        for ra, rb in MORE_BINARY_RANK_PAIRS:
+            if ra or rb:
+                cases.append(Case(_name("log_base", _sig(dt, ra), _sig(dt, rb)), "ufuncs", _ab(dt, ra, dt, rb, "pos", "pos"),
+                                  "return log(a, b)", binary_patterns(ra, rb), compare="ulp",
+                                  oracle=lambda a, b: np.log(a) / np.log(b)))
     return cases
 
 
