@@ -69,6 +69,8 @@ def test_gathers_on_views_and_in_expressions(build, opt):
     same(comp.rows_then_cols, ref.rows_then_cols, A, rows, np.array([1, 1, 4]))
     same(comp.gathered_sum_in_loop, ref.gathered_sum_in_loop, A, rows, rtol=1e-13)
     same(comp.gathered_plus, ref.gathered_plus, A, np.array([4, 4, 0]))
+    same(comp.take_calls, ref.take_calls, A, np.array([4, -1, 0]))
+    same_error(comp.take_calls, ref.take_calls, A, np.array([5]))
 
 
 def test_gather_errors_are_numpys(build, opt):
@@ -186,3 +188,14 @@ def test_integer_indices_next_to_index_arrays(build, opt):
     same_error(comp.row_cols, ref.row_cols, A, 1, np.array([5]))
     same(comp.store_row_cols, ref.store_row_cols, A, 3, np.array([1, 2]), np.array([7.0, 8.0]))
     same_error(comp.store_row_cols, ref.store_row_cols, A, 3, np.array([1, 2]), np.array([7.0, 8.0, 9.0]))
+
+
+def test_gathers_and_stores_in_loops(build, opt):
+    comp, ref = build("gathers", opt)
+    A = RNG.normal(size=(4, 5))
+    same(comp.loop_gather_store, ref.loop_gather_store, A, np.array([0, 3, 3]), rtol=1e-12)
+    same(comp.loop_view_mask_store, ref.loop_view_mask_store, A, np.array([True, False, True, True, False]),
+         rtol=1e-12)
+    same(comp.loop_mask_add, ref.loop_mask_add, A, np.array([False, True, True, False]), rtol=1e-12)
+    same(comp.gather_before_store, ref.gather_before_store, A, np.array([1, 2]),
+         np.array([True, False, True, True]), rtol=1e-12)
