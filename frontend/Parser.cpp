@@ -806,8 +806,13 @@ class Lowerer {
       for (TSNode c : namedChildren(left)) targets(c, out);
       return;
     }
-    if (t == "subscript" && typeOf(field(left, "value")) != "identifier")
-      return error(left, "only elements of a named array can be assigned");
+    if (t == "subscript") {
+      // A[i][mask] = v stores through the view A[i] (sema accepts that
+      // for a mask or an index array only; see Sema's finalizeTarget).
+      TSNode base = field(left, "value");
+      while (typeOf(base) == "subscript") base = field(base, "value");
+      if (typeOf(base) != "identifier") return error(left, "only elements of a named array can be assigned");
+    }
     if (t == "identifier" || t == "subscript") {
       out.push_back(expr(left));
       return;
@@ -830,6 +835,12 @@ class Lowerer {
     return {std::make_unique<VarRef>(locOf(n), temp), std::make_unique<VarRef>(locOf(n), temp)};
   }
 
+  /// A name, or a subscript of a name (A[i], A[i][j]...).
+  bool namedSubscript(TSNode n) {
+    while (typeOf(n) == "subscript") n = field(n, "value");
+    return typeOf(n) == "identifier";
+  }
+
   void augmentedAssignment(TSNode n, Block& out) {
     TSNode left = field(n, "left");
     llvm::StringRef opText = text(field(n, "operator"));
@@ -842,12 +853,14 @@ class Lowerer {
     if (typeOf(left) == "identifier") {
       a->targets.push_back(expr(left));
       current = expr(left);
-    } else if (typeOf(left) == "subscript" && typeOf(field(left, "value")) == "identifier") {
+    } else if (typeOf(left) == "subscript" && namedSubscript(field(left, "value"))) {
       // A[i] op= v  ==>  A[i] = A[i] op v, with each index evaluated once
       // and before v, as Python does: an index that could change (it reads
-      // memory or calls) goes into a temporary first.
-      auto target = std::make_unique<Index>(locOf(left), expr(field(left, "value")));
-      auto load = std::make_unique<Index>(locOf(left), expr(field(left, "value")));
+      // memory or calls) goes into a temporary first, and so does a view
+      // being indexed (A[i][m] op= v: the view A[i] is named first).
+      auto [tb, lb] = evaluatedOnce(field(left, "value"), out);
+      auto target = std::make_unique<Index>(locOf(left), std::move(tb));
+      auto load = std::make_unique<Index>(locOf(left), std::move(lb));
       auto kids = namedChildren(left);
       for (size_t i = 1; i < kids.size(); ++i) {
         if (typeOf(kids[i]) != "slice") {

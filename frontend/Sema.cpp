@@ -1047,15 +1047,26 @@ class FunctionTyper {
       }
       case ExprKind::Index: {
         auto& x = static_cast<Index&>(e);
-        if (x.indices.size() == 1 && x.indices[0]->kind != ExprKind::Slice) {
-          // x[mask] and x[idx] (a bool or an integer array as the index) read
-          // through extract() and take(); storing through them is not supported.
-          Type bt = typeOf(x.base, report), it = typeOf(x.indices[0], report);
-          if (bt.isArray() && it.isArray()) {
+        // x[mask] and x[idx] (a bool or an integer array among slices) read
+        // through extract(), mask_take() and take(); stores through them are
+        // statements of their own (maskOrIndexStore).
+        size_t pos;
+        int axis;
+        switch (arrayIndex(x, report, pos, axis)) {
+          case ArrayIndexKind::None: break;
+          case ArrayIndexKind::Invalid: return Type();
+          case ArrayIndexKind::Mask:
+          case ArrayIndexKind::Indices: {
             if (TypingTarget)
-              return bad(report, x.loc, "storing through a boolean mask or an index array is not supported yet; use a loop");
-            if (it.elem() == ScalarKind::Bool) return lowerToCall(slot, "extract", takeOperands(x.indices[0], x.base), report);
-            return lowerToCall(slot, "take", takeOperands(x.base, x.indices[0]), report);
+              return bad(report, x.loc, "storing through a boolean mask or an index array is not supported here; use a loop");
+            bool mask = x.indices[pos]->type.elem() == ScalarKind::Bool;
+            int rank = x.base->type.rank();
+            if (mask && x.indices.size() == 1 && x.indices[0]->type.rank() == rank)
+              return lowerToCall(slot, "extract", takeOperands(x.indices[0], x.base), report);
+            if (!mask && rank == 1) return lowerToCall(slot, "take", takeOperands(x.base, x.indices[0]), report);
+            ExprPtr view = viewAroundArrayIndex(x, pos);
+            ExprPtr ax = std::make_unique<IntLit>(x.loc, axis);
+            return lowerToCall(slot, mask ? "mask_take" : "take", takeOperands(view, x.indices[pos], ax), report);
           }
         }
         return indexType(x, report);
@@ -1134,6 +1145,107 @@ class FunctionTyper {
       }
     }
     return t;
+  }
+
+  /// How an array is indexed: without an array among the indices, with one
+  /// bool mask or one integer index array among slices (NumPy's advanced
+  /// indexing with a single advanced index), or in a way pydd does not
+  /// support (reported).
+  enum class ArrayIndexKind { None, Mask, Indices, Invalid };
+
+  /// For an array x with an array among its indices: the index's position
+  /// in x.indices and the first axis of x it applies to. The other indices
+  /// must be slices: they only make a view, so the selection applies to
+  /// that view along the same axis.
+  ArrayIndexKind arrayIndex(Index& x, bool report, size_t& pos, int& axis) {
+    // Typed quietly: indexType reports what is wrong inside the indices.
+    Type bt = typeOf(x.base, false);
+    if (!bt.isArray()) return ArrayIndexKind::None;
+    std::vector<size_t> arrays;
+    for (size_t i = 0; i < x.indices.size(); ++i) {
+      if (x.indices[i]->kind == ExprKind::Slice) continue;
+      Type it = typeOf(x.indices[i], false);
+      if (it.isUnknown()) return ArrayIndexKind::None;
+      if (it.isArray()) arrays.push_back(i);
+    }
+    if (arrays.empty()) return ArrayIndexKind::None;
+    const Expr& first = *x.indices[arrays[0]];
+    if (arrays.size() > 1) {
+      bad(report, x.indices[arrays[1]]->loc,
+          "indexing with more than one index array or mask (as in A[rows, cols]) is not supported; index one axis at a time "
+          "(A[rows][:, cols]) or use a loop");
+      return ArrayIndexKind::Invalid;
+    }
+    pos = arrays[0];
+    const Type& it = first.type;
+    bool mask = it.elem() == ScalarKind::Bool;
+    if (!mask && !isIntegerKind(it.elem())) {
+      bad(report, first.loc, "arrays used as indices must be of integer or boolean type, got " + it.str());
+      return ArrayIndexKind::Invalid;
+    }
+    // Integer indices next to it (A[i, idx], A[idx, j]) index the view
+    // first: NumPy puts the selection where the array index stands. With a
+    // slice between them NumPy moves the selection's axes first instead.
+    size_t lo = pos, hi = pos;
+    int ints = 0, slicesBefore = 0;
+    for (size_t i = 0; i < x.indices.size(); ++i) {
+      if (x.indices[i]->kind == ExprKind::Slice) {
+        slicesBefore += i < pos;
+        continue;
+      }
+      if (i == pos) continue;
+      if (!x.indices[i]->type.isInteger() && !x.indices[i]->type.isBool()) {
+        bad(report, x.indices[i]->loc, "array indices must be integers, got " + x.indices[i]->type.str());
+        return ArrayIndexKind::Invalid;
+      }
+      ++ints;
+      lo = std::min(lo, i), hi = std::max(hi, i);
+    }
+    for (size_t i = lo; i < hi; ++i)
+      if (x.indices[i]->kind == ExprKind::Slice) {
+        bad(report, x.indices[i]->loc,
+            std::string("a slice between an integer index and ") + (mask ? "a boolean mask" : "an index array") +
+                " is not supported (NumPy moves the selected axes first); index with the integer first");
+        return ArrayIndexKind::Invalid;
+      }
+    int consumed = static_cast<int>(x.indices.size()) - 1 + (mask ? it.rank() : 1);
+    if (consumed > bt.rank()) {
+      bad(report, x.loc, "too many indices for array: array is " + std::to_string(bt.rank()) + "-dimensional, but " +
+                             std::to_string(consumed) + " were indexed");
+      return ArrayIndexKind::Invalid;
+    }
+    int result = bt.rank() - ints - (mask ? it.rank() : 1) + (mask ? 1 : it.rank());
+    if (result > 8) {
+      bad(report, x.loc, "indexing " + bt.str() + " with " + it.str() + " gives an array of " + std::to_string(result) +
+                             " dimensions; arrays have at most 8");
+      return ArrayIndexKind::Invalid;
+    }
+    axis = slicesBefore;
+    return mask ? ArrayIndexKind::Mask : ArrayIndexKind::Indices;
+  }
+
+  /// The array an array index at `pos` selects from: x's base, or the view
+  /// the other indices (slices) make of it, with full slices in place of
+  /// the array index's axes. Moves x.base (and the slices) out of x.
+  ExprPtr viewAroundArrayIndex(Index& x, size_t pos) {
+    bool full = true;
+    for (size_t i = 0; i < x.indices.size(); ++i) {
+      if (i == pos) continue;
+      auto* sl = dyn_cast<Slice>(x.indices[i].get());
+      full = full && sl && !sl->start && !sl->stop && !sl->step;
+    }
+    if (full) return std::move(x.base);
+    auto view = std::make_unique<Index>(x.base->loc, std::move(x.base));
+    const Type& it = x.indices[pos]->type;
+    int axes = it.elem() == ScalarKind::Bool ? it.rank() : 1;
+    for (size_t i = 0; i < x.indices.size(); ++i) {
+      if (i != pos) {
+        view->indices.push_back(std::move(x.indices[i]));
+        continue;
+      }
+      for (int k = 0; k < axes; ++k) view->indices.push_back(std::make_unique<Slice>(x.indices[pos]->loc));
+    }
+    return view;
   }
 
   /// `A[i, j]` (an element), `A[i]`/`A[:, j]` (a view), `L[i]`, `d[k]`, `t[0]`.
@@ -1500,12 +1612,22 @@ class FunctionTyper {
     auto* a = dyn_cast<Assign>(&s);
     if (!a || !a->value || a->targets.size() != 1) return nullptr;
     auto* x = dyn_cast<Index>(a->targets[0].get());
-    if (!x || x->indices.size() != 1 || x->indices[0]->kind == ExprKind::Slice) return nullptr;
-    Type bt = typeOf(x->base, true), it = typeOf(x->indices[0], true);
-    if (!bt.isArray() || !it.isArray()) return nullptr;
-    const char* name = it.elem() == ScalarKind::Bool ? "mask_assign" : "index_assign";
+    if (!x) return nullptr;
+    size_t pos;
+    int axis;
+    ArrayIndexKind kind = arrayIndex(*x, false, pos, axis);  // finalizeStmt reports
+    if (kind != ArrayIndexKind::Mask && kind != ArrayIndexKind::Indices) return nullptr;
+    const char* name = kind == ArrayIndexKind::Mask ? "mask_assign" : "index_assign";
+    int rank = x->base->type.rank();
+    bool plain = kind == ArrayIndexKind::Mask ? x->indices.size() == 1 && x->indices[0]->type.rank() == rank : rank == 1;
     ExprPtr call = std::make_unique<Call>(x->loc, name);
-    lowerToCall(call, name, takeOperands(x->base, x->indices[0], a->value), false);  // finalizeStmt reports
+    if (plain) {
+      lowerToCall(call, name, takeOperands(x->base, x->indices[0], a->value), false);  // finalizeStmt reports
+    } else {
+      ExprPtr view = viewAroundArrayIndex(*x, pos);
+      ExprPtr ax = std::make_unique<IntLit>(x->loc, axis);
+      lowerToCall(call, name, takeOperands(view, x->indices[pos], a->value, ax), false);
+    }
     auto stmt = std::make_unique<ExprStmt>(a->loc, std::move(call));
     return stmt;
   }
@@ -1558,6 +1680,12 @@ class FunctionTyper {
       const Type& t = Vars[var->name].type;
       var->type = t;
       value = convertForAssignment(std::move(value), t, "'" + var->name + "'");
+      return;
+    }
+    // A[i][j] = v: only a store through a mask or an index array (made a
+    // call before this) may go through an unnamed view.
+    if (auto* x = dyn_cast<Index>(target.get()); x && x->base->kind != ExprKind::Var) {
+      Diag.error(target->loc, "only elements of a named array can be assigned; name the view first (row = A[i])");
       return;
     }
     TypingTarget = true;

@@ -224,16 +224,92 @@ std::string emitExtract(const Call&, llvm::ArrayRef<std::string> args) {
   return "pydd::extract(" + args[0] + ", " + args[1] + ")";
 }
 
-/// take(a, indices): a[indices] for a 1-D array a and integer indices.
+Type complexIntoReal(const Type& a, const Type& v, TypeRuleError& err);
+
+/// The rank of a[..., indices, ...] for an index array of rank m on one
+/// axis of a (np.take's result), or 0 (reported) above the largest rank.
+int gatheredRank(const Type& a, int consumed, int m, TypeRuleError& err) {
+  int r = a.rank() - consumed + m;
+  if (r > 8) return fail(err, 0, "the result would have " + std::to_string(r) + " dimensions; arrays have at most 8"), 0;
+  return r;
+}
+
+/// When argument 0 is a view that integer indices make (sema's A[i, :]
+/// for A[i, idx]): how many axes they removed before `axis`, the view's
+/// axis the selection applies to, as ", n" for the runtime, which names
+/// A's axis in its IndexError as NumPy does. Empty otherwise.
+std::string axisShift(const Call& c, size_t axisIndex) {
+  int64_t axis;
+  auto* view = dyn_cast<Index>(c.args[0].get());
+  if (!view || !constantInt(*arg(c, axisIndex), axis)) return "";
+  int slices = 0, ints = 0;
+  for (auto& i : view->indices) {
+    if (i->kind == ExprKind::Slice) {
+      if (slices++ == axis) break;
+    } else {
+      ++ints;
+    }
+  }
+  return ints ? ", " + std::to_string(ints) : "";
+}
+
+/// take(a, indices, axis): a[indices] for a 1-D array a, and along `axis`
+/// of any array (a[:, indices] is take(a, indices, 1)); integer indices.
+/// Without an axis NumPy flattens a, which pydd does not.
 Type takeType(const Call& c, TypeRuleError& err) {
   const Type &a = arg(c, 0)->type, &i = arg(c, 1)->type;
-  if (!a.isArray() || a.rank() != 1)
-    return fail(err, 0, "indexing with an integer array (take) is supported on 1-D arrays, got " + a.str());
+  if (!a.isArray()) return fail(err, 0, "take() needs an array, got " + a.str());
   if (!i.isArray() || !isIntegerKind(i.elem())) return fail(err, 1, "take() indices must be an integer array, got " + i.str());
-  return Type::array(a.elem(), i.rank());
+  if (!arg(c, 2)) {
+    if (a.rank() != 1)
+      return fail(err, 0, "take() without an axis flattens " + a.str() + ", which pydd does not support; give the axis");
+    return Type::array(a.elem(), i.rank());
+  }
+  if (!checkAxis(c, 2, a.rank(), err)) return Type();
+  int r = gatheredRank(a, 1, i.rank(), err);
+  return r ? Type::array(a.elem(), r) : Type();
 }
-std::string emitTake(const Call&, llvm::ArrayRef<std::string> args) {
-  return "pydd::take(" + args[0] + ", " + args[1] + ")";
+std::string emitTake(const Call& c, llvm::ArrayRef<std::string> args) {
+  if (args.size() < 3 || args[2].empty()) return "pydd::take(" + args[0] + ", " + args[1] + ")";
+  return "pydd::take(" + args[0] + ", " + args[1] + ", " + axisText(c, 2, c.args[0]->type.rank(), args[2], "ValueError") +
+         axisShift(c, 2) + ")";
+}
+
+/// A boolean mask on the axes [axis, axis + mask's rank) of a: the axis a
+/// literal, the mask's rank within a's.
+bool maskOnAxes(const Call& c, size_t maskIndex, size_t axisIndex, TypeRuleError& err) {
+  const Type &a = arg(c, 0)->type, &m = arg(c, maskIndex)->type;
+  int64_t axis;
+  if (!m.isArray() || m.elem() != ScalarKind::Bool)
+    return fail(err, static_cast<int>(maskIndex), "a boolean mask must be a bool array, got " + m.str()), false;
+  if (!constantInt(*arg(c, axisIndex), axis) || axis < 0 || axis + m.rank() > a.rank())
+    return fail(err, static_cast<int>(maskIndex), "a " + std::to_string(m.rank()) + "-D mask does not fit the axes of " +
+                                                      a.str() + " from its position on"),
+           false;
+  return true;
+}
+
+/// mask_take(a, mask, axis): a[mask] (a[:, mask] for axis 1...) for a bool
+/// mask of a lower rank than a, what sema makes of that read: the mask's
+/// axes become one, of the selected positions.
+Type maskTakeType(const Call& c, TypeRuleError& err) {
+  const Type& a = arg(c, 0)->type;
+  if (!a.isArray()) return fail(err, 0, "indexing with a boolean mask needs an array, got " + a.str());
+  if (!maskOnAxes(c, 1, 2, err)) return Type();
+  return Type::array(a.elem(), a.rank() - arg(c, 1)->type.rank() + 1);
+}
+std::string emitMaskTake(const Call& c, llvm::ArrayRef<std::string> args) {
+  return "pydd::mask_take(" + args[0] + ", " + args[1] + ", " + args[2] + axisShift(c, 2) + ")";
+}
+
+/// Values stored through an index array or a mask: a scalar or an array
+/// that may broadcast to the indexing result (of rank r).
+Type storedValues(const Type& a, const Type& v, int r, TypeRuleError& err) {
+  if (!v.isScalar() && !(v.isArray() && v.rank() <= r))
+    return fail(err, 2, "the values stored through an index array or a mask must be a scalar or an array that broadcasts "
+                        "to the indexing result (" + std::to_string(r) + "-D), got " + v.str());
+  if (isComplexKind(v.elem()) && !isComplexKind(a.elem())) return complexIntoReal(a, v, err);
+  return Type::voidTy();
 }
 
 /// NumPy's setitem refuses complex values for a real array (TypeError).
@@ -246,6 +322,10 @@ Type complexIntoReal(const Type& a, const Type& v, TypeRuleError& err) {
 Type maskAssignType(const Call& c, TypeRuleError& err) {
   const Type &a = arg(c, 0)->type, &m = arg(c, 1)->type, &v = arg(c, 2)->type;
   if (!a.isArray()) return fail(err, 0, "mask_assign() needs an array, got " + a.str());
+  if (arg(c, 3)) {  // a[mask] = v for a mask of a lower rank, a[:, mask] = v...
+    if (!maskOnAxes(c, 1, 3, err)) return Type();
+    return storedValues(a, v, a.rank() - m.rank() + 1, err);
+  }
   if (!m.isArray() || m.elem() != ScalarKind::Bool || m.rank() != a.rank())
     return fail(err, 1, "a boolean mask must be a bool array of the indexed array's rank (" + std::to_string(a.rank()) +
                             "), got " + m.str());
@@ -259,6 +339,14 @@ Type maskAssignType(const Call& c, TypeRuleError& err) {
 /// values broadcast to the shape of indices.
 Type indexAssignType(const Call& c, TypeRuleError& err) {
   const Type &a = arg(c, 0)->type, &i = arg(c, 1)->type, &v = arg(c, 2)->type;
+  if (arg(c, 3)) {  // a[idx] = v, a[:, idx] = v on an array of any rank
+    if (!a.isArray()) return fail(err, 0, "index_assign() needs an array, got " + a.str());
+    if (!i.isArray() || !isIntegerKind(i.elem()))
+      return fail(err, 1, "index_assign() indices must be an integer array, got " + i.str());
+    if (!checkAxis(c, 3, a.rank(), err)) return Type();
+    int r = gatheredRank(a, 1, i.rank(), err);
+    return r ? storedValues(a, v, r, err) : Type();
+  }
   if (!a.isArray() || a.rank() != 1)
     return fail(err, 0, "storing through an integer index array is supported on 1-D arrays, got " + a.str());
   if (!i.isArray() || !isIntegerKind(i.elem()))
@@ -270,6 +358,9 @@ Type indexAssignType(const Call& c, TypeRuleError& err) {
   return Type::voidTy();
 }
 std::string emitAssignThrough(const Call& c, llvm::ArrayRef<std::string> args) {
+  if (args.size() > 3 && !args[3].empty())
+    return std::string("pydd::") + c.callee + "(" + args[0] + ", " + args[1] + ", " + args[2] + ", " +
+           axisText(c, 3, c.args[0]->type.rank(), args[3], "ValueError") + axisShift(c, 3) + ")";
   return std::string("pydd::") + c.callee + "(" + args[0] + ", " + args[1] + ", " + args[2] + ")";
 }
 
@@ -306,13 +397,18 @@ void addNumericFunctions(std::vector<LibraryFunction>& out) {
   expand.returnsView = true;
   out.push_back(expand);
   out.push_back(entry("extract", C::Query, {"condition", "arr"}, 2, "numpy.extract", extractType, emitExtract));
-  out.push_back(entry("take", C::Query, {"a", "indices"}, 2, "numpy.take", takeType, emitTake));
-  // The stores x[mask] = v and x[idx] = v (sema writes them as these calls).
-  LibraryFunction maskAssign = entry("mask_assign", C::Query, {"a", "mask", "values"}, 3, "a[mask] = values",
+  out.push_back(entry("take", C::Query, {"a", "indices", "axis"}, 2, "numpy.take", takeType, emitTake));
+  // The read x[mask] for a mask of a lower rank, x[:, mask] (sema writes it
+  // as this call; numpy.extract flattens instead).
+  out.push_back(entry("mask_take", C::Query, {"a", "mask", "axis"}, 3, "a[(slice(None),) * axis + (mask,)]", maskTakeType,
+                      emitMaskTake));
+  // The stores x[mask] = v and x[idx] = v, x[:, idx] = v... (sema writes
+  // them as these calls, with the axis when x has more than the index's).
+  LibraryFunction maskAssign = entry("mask_assign", C::Query, {"a", "mask", "values", "axis"}, 3, "a[mask] = values",
                                      maskAssignType, emitAssignThrough);
   maskAssign.writesArgs = 1;
   out.push_back(maskAssign);
-  LibraryFunction indexAssign = entry("index_assign", C::Query, {"a", "indices", "values"}, 3, "a[indices] = values",
+  LibraryFunction indexAssign = entry("index_assign", C::Query, {"a", "indices", "values", "axis"}, 3, "a[indices] = values",
                                       indexAssignType, emitAssignThrough);
   indexAssign.writesArgs = 1;
   out.push_back(indexAssign);
@@ -323,7 +419,7 @@ void addNumericFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(isclose);
   out.push_back(entry("clip", C::Elementwise, {"a", "a_min", "a_max"}, 3, "numpy.clip", clipType, emitClip));
   // Generic over the element type: complex numbers too.
-  acceptComplex(out, {"expand_dims", "extract", "take", "mask_assign", "index_assign", "all_axes"});
+  acceptComplex(out, {"expand_dims", "extract", "take", "mask_take", "mask_assign", "index_assign", "all_axes"});
 }
 
 }  // namespace pydd::catalog

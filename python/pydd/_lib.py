@@ -541,14 +541,22 @@ def shape_from_list(l, ndim):
     return tuple(builtins.int(n) for n in l)
 
 
-def mask_assign(a, mask, values):
-    """``a[mask] = values`` (what pyddc makes of that store)."""
-    a[mask] = values
+def mask_take(a, mask, axis):
+    """``a[mask]`` for a mask of a lower rank, ``a[:, mask]`` for axis 1...
+    (what pyddc makes of that read)."""
+    return a[(slice(None),) * axis + (mask,)]
 
 
-def index_assign(a, indices, values):
-    """``a[indices] = values`` (what pyddc makes of that store)."""
-    a[indices] = values
+def mask_assign(a, mask, values, axis=0):
+    """``a[mask] = values`` (what pyddc makes of that store), the mask on the
+    axes from ``axis`` on."""
+    a[(slice(None),) * axis + (mask,)] = values
+
+
+def index_assign(a, indices, values, axis=0):
+    """``a[indices] = values`` (what pyddc makes of that store), the indices on
+    ``axis``."""
+    a[(slice(None),) * axis + (indices,)] = values
 
 
 sort = np.sort
@@ -1375,7 +1383,7 @@ __all__ = [
     "tanh", "sinh", "cosh", "log2", "log10", "exp2", "expm1", "log1p", "square", "sign", "log_base",
     "arctan2", "hypot", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
     "all_axes", "var", "std", "count_nonzero", "trace", "cumsum", "cumprod", "diff", "linspace", "eye",
-    "identity", "outer", "isclose", "clip", "expand_dims", "extract", "take", "mask_assign", "index_assign", "shape_from_list",
+    "identity", "outer", "isclose", "clip", "expand_dims", "extract", "take", "mask_take", "mask_assign", "index_assign", "shape_from_list",
     "searchsorted", "tile", "repeat", "roll", "around", "array", "nonzero", "unravel_index", "det", "inv", "solve", "norm", "sort", "argsort", "median", "unique", "reshape", "ravel", "flatten", "concatenate", "stack", "vstack", "hstack",
     "sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "allclose", "where",
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",

@@ -647,6 +647,28 @@ def numeric_family():
                                [("strided", (5,)), ("array", [[1]] if ri == 2 else [4, 0])],
                                [(0,), ("array", np.zeros((0, 2) if ri == 2 else (0,), np.int64))]],
                               oracle=lambda a, i: a[i]))
+        # on 2-D and 3-D arrays: A[idx] and A[:, idx] (take along an axis),
+        # A[m] for a mask of the first axis (mask_take)
+        for r in (2, 3):
+            shape = (4, 3) if r == 2 else (4, 3, 2)
+            cases.append(Case(_name("take", _sig(dt, r), _sig("int64", 1)), "numeric",
+                              [Param("a", dt, r), Param("i", "int64", 1)], "return a[i]",
+                              [[shape, ("array", [3, -1, 0, 3])], [shape, ("array", [4])],
+                               [("strided", shape), ("array", [1, -4])], [("transposed", shape), ("array", [1])],
+                               [shape, ("array", np.zeros(0, np.int64))]],
+                              oracle=lambda a, i: a[i]))
+            cases.append(Case(_name("take", _sig(dt, r), _sig("int64", 1), "ax1"), "numeric",
+                              [Param("a", dt, r), Param("i", "int64", 1)], "return a[:, i]",
+                              [[shape, ("array", [2, -3, 0, 2])], [shape, ("array", [-4])],
+                               [("strided", shape), ("array", [1, 0])], [("transposed", shape), ("array", [0])]],
+                              oracle=lambda a, i: a[:, i]))
+            sel = "a[:, 0]" if r == 2 else "a[:, 0, 0]"
+            cases.append(Case(_name("mask_take", _sig(dt, r)), "numeric", [Param("a", dt, r)],
+                              f"return a[{sel} != {sel} * 0]" if dt != "bool" else f"return a[{sel}]",
+                              reduce_patterns(r),
+                              oracle=((lambda x: x[x[:, 0] != x[:, 0] * 0]) if r == 2 else
+                                      (lambda x: x[x[:, 0, 0] != x[:, 0, 0] * 0])) if dt != "bool" else
+                              ((lambda x: x[x[:, 0]]) if r == 2 else (lambda x: x[x[:, 0, 0]]))))
     # keepdims=True, along one axis and over all of them
     for fn in ("sum", "prod", "mean", "min", "max", "var", "std"):
         for dt in ("int32", "float64"):

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "pydd/array.h"
 #include "pydd/elementwise.h"
@@ -384,6 +385,187 @@ void index_assign(const Array<T, 1>& a, const Array<I, N>& indices, const V& val
       }
     }
   }
+}
+
+namespace detail {
+/// The elements an index array or a boolean mask selects along the axes
+/// [axis, axis + K) of an N-D array, as NumPy's indexing with one advanced
+/// index among full slices: the gathered shape is a.shape[:axis] + the
+/// selection's shape + a.shape[axis + K:]. `sel` holds, for each selected
+/// position in C order, its offset in a's memory along those K axes.
+template <int R>
+struct Gathered {
+  int64_t shape[R > 0 ? R : 1];
+  int64_t astride[R > 0 ? R : 1];  // a's stride along each gathered axis (0 on the selection's axes)
+  int64_t sstride[R > 0 ? R : 1];  // the selection's flat-index step along each axis (0 elsewhere)
+  std::vector<int64_t> sel;
+};
+
+/// The gathered layout for a selection of shape `selShape` (rank M) that
+/// replaces K axes of a from `axis` on.
+template <int K, int M, class T, int N>
+Gathered<N - K + M> gathered_layout(const Array<T, N>& a, int axis, const int64_t* selShape, std::vector<int64_t> sel) {
+  constexpr int R = N - K + M;
+  Gathered<R> g;
+  int r = 0;
+  for (int k = 0; k < axis; ++k, ++r) g.shape[r] = a.shape(k), g.astride[r] = a.stride(k), g.sstride[r] = 0;
+  int64_t step = 1;
+  for (int k = M - 1; k >= 0; --k) {
+    g.shape[r + k] = selShape[k], g.astride[r + k] = 0, g.sstride[r + k] = step;
+    step *= selShape[k];
+  }
+  r += M;
+  for (int k = axis + K; k < N; ++k, ++r) g.shape[r] = a.shape(k), g.astride[r] = a.stride(k), g.sstride[r] = 0;
+  g.sel = std::move(sel);
+  return g;
+}
+
+/// f(element of a, gathered multi-index) for the gathered elements in C
+/// order.
+template <int R, class T, int N, class F>
+void for_each_gathered(const Array<T, N>& a, const Gathered<R>& g, F f) {
+  int64_t total = 1;
+  for (int k = 0; k < R; ++k) total *= g.shape[k];
+  if (total == 0) return;
+  int64_t idx[R] = {};
+  int64_t aoff = 0, soff = 0;
+  T* base = a.data();
+  const int64_t* sel = g.sel.data();
+  for (int64_t i = 0; i < total; ++i) {
+    f(base[aoff + sel[soff]], static_cast<const int64_t*>(idx));
+    for (int k = R - 1; k >= 0; --k) {
+      aoff += g.astride[k], soff += g.sstride[k];
+      if (++idx[k] < g.shape[k]) break;
+      aoff -= g.astride[k] * g.shape[k], soff -= g.sstride[k] * g.shape[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+/// The offsets along `axis` of a that an integer index array selects
+/// (negative indices count from the end; IndexError outside, naming the
+/// axis as NumPy does), checked before anything is read or written. `shift`:
+/// how many axes an integer index removed before `axis` when a is a view
+/// (A[i, idx] selects from A[i, :]), so that the error names A's axis.
+template <class I, int M, class T, int N>
+std::vector<int64_t> index_offsets(const Array<T, N>& a, const Array<I, M>& idx, int axis, int shift) {
+  const Array<I, M> c = converted<I>(idx);
+  const int64_t n = a.shape(axis), s = a.stride(axis), size = c.size();
+  std::vector<int64_t> sel(static_cast<size_t>(size));
+  for (int64_t i = 0; i < size; ++i) sel[i] = checked_index(static_cast<int64_t>(c.data()[i]), n, axis + shift) * s;
+  return sel;
+}
+
+/// The offsets along axes [axis, axis + K) of a where a K-D mask is true,
+/// in C order; NumPy's IndexError when the mask's shape is not a's there.
+template <int K, class T, int N>
+std::vector<int64_t> mask_offsets(const Array<T, N>& a, const Array<bool, K>& mask, int axis, int shift) {
+  for (int k = 0; k < K; ++k)
+    if (mask.shape(k) != a.shape(axis + k)) {
+      char msg[160];
+      std::snprintf(msg, sizeof msg,
+                    "boolean index did not match indexed array along dimension %d; dimension is %lld but "
+                    "corresponding boolean dimension is %lld",
+                    axis + k + shift, static_cast<long long>(a.shape(axis + k)), static_cast<long long>(mask.shape(k)));
+      throw Error(ErrorKind::IndexError, msg);
+    }
+  const Array<bool, K> m = converted<bool>(mask);
+  std::vector<int64_t> sel;
+  int64_t idx[K] = {};
+  for (int64_t i = 0, size = m.size(); i < size; ++i) {
+    if (m.data()[i]) {
+      int64_t off = 0;
+      for (int k = 0; k < K; ++k) off += idx[k] * a.stride(axis + k);
+      sel.push_back(off);
+    }
+    for (int k = K - 1; k >= 0; --k) {
+      if (++idx[k] < m.shape(k)) break;
+      idx[k] = 0;
+    }
+  }
+  return sel;
+}
+
+template <int R, class T, int N>
+Array<T, R> gather_new(const Array<T, N>& a, const Gathered<R>& g) {
+  Array<T, R> out = Array<T, R>::empty(g.shape);
+  T* q = out.data();
+  for_each_gathered(a, g, [&](const T& x, const int64_t*) { *q++ = x; });
+  return out;
+}
+
+/// Stores values (a scalar, or an array that broadcasts to the gathered
+/// shape, NumPy's setitem rule) into the gathered elements of a, in C
+/// order: a position selected twice keeps the last value.
+template <int R, class T, int N, class V>
+void scatter(const Array<T, N>& a, const Gathered<R>& g, const V& values) {
+  if constexpr (is_number_v<V>) {
+    const T v = convert<T>(values);
+    for_each_gathered(a, g, [&](T& x, const int64_t*) { x = v; });
+  } else {
+    constexpr int M = rank_v<V>;
+    static_assert(M <= R, "values of a higher rank than the indexing result");
+    const auto vals = converted<T>(values);  // a copy: values may alias a
+    bool ok = true;
+    for (int k = 0; k < M; ++k) ok = ok && (vals.shape(k) == g.shape[R - M + k] || vals.shape(k) == 1);
+    if (!ok) {
+      std::string msg = "shape mismatch: value array of shape (";
+      for (int k = 0; k < M; ++k) msg += std::to_string(vals.shape(k)) + (M == 1 || k + 1 < M ? "," : "");
+      msg += ") could not be broadcast to indexing result of shape (";
+      for (int k = 0; k < R; ++k) msg += std::to_string(g.shape[k]) + (R == 1 || k + 1 < R ? "," : "");
+      msg += ")";
+      throw Error(ErrorKind::ValueError, msg.c_str());
+    }
+    int64_t vstride[R] = {};
+    int64_t step = 1;
+    for (int k = M - 1; k >= 0; --k) {
+      vstride[R - M + k] = vals.shape(k) == 1 ? 0 : step;
+      step *= vals.shape(k);
+    }
+    const T* vp = vals.data();
+    for_each_gathered(a, g, [&](T& x, const int64_t* idx) {
+      int64_t off = 0;
+      for (int k = 0; k < R; ++k) off += idx[k] * vstride[k];
+      x = vp[off];
+    });
+  }
+}
+}  // namespace detail
+
+/// a[:, ..., idx] (idx on `axis`, full slices elsewhere), np.take(a, idx,
+/// axis): a new array of shape a.shape[:axis] + idx.shape + a.shape[axis+1:].
+template <class T, class I, int N, int M>
+Array<T, N - 1 + M> take(const Array<T, N>& a, const Array<I, M>& idx, int64_t axis, int shift = 0) {
+  const int k = static_cast<int>(axis);
+  return detail::gather_new(a, detail::gathered_layout<1, M>(a, k, idx.shape(), detail::index_offsets(a, idx, k, shift)));
+}
+
+/// a[:, ..., mask] for a K-D boolean mask on the axes [axis, axis + K): a
+/// new array of shape a.shape[:axis] + (count_nonzero(mask),) +
+/// a.shape[axis+K:].
+template <class T, int N, int K>
+Array<T, N - K + 1> mask_take(const Array<T, N>& a, const Array<bool, K>& mask, int64_t axis, int shift = 0) {
+  const int k = static_cast<int>(axis);
+  std::vector<int64_t> sel = detail::mask_offsets(a, mask, k, shift);
+  const int64_t count = static_cast<int64_t>(sel.size());
+  return detail::gather_new(a, detail::gathered_layout<K, 1>(a, k, &count, std::move(sel)));
+}
+
+/// a[:, ..., idx] = values (idx on `axis`): values broadcast to the
+/// indexing result's shape; a repeated index keeps the last value.
+template <class T, class I, int N, int M, class V>
+void index_assign(const Array<T, N>& a, const Array<I, M>& idx, const V& values, int64_t axis, int shift = 0) {
+  const int k = static_cast<int>(axis);
+  detail::scatter(a, detail::gathered_layout<1, M>(a, k, idx.shape(), detail::index_offsets(a, idx, k, shift)), values);
+}
+
+/// a[:, ..., mask] = values for a K-D boolean mask on [axis, axis + K).
+template <class T, int N, int K, class V>
+void mask_assign(const Array<T, N>& a, const Array<bool, K>& mask, const V& values, int64_t axis, int shift = 0) {
+  const int k = static_cast<int>(axis);
+  std::vector<int64_t> sel = detail::mask_offsets(a, mask, k, shift);
+  const int64_t count = static_cast<int64_t>(sel.size());
+  detail::scatter(a, detail::gathered_layout<K, 1>(a, k, &count, std::move(sel)), values);
 }
 
 namespace op {
