@@ -1632,6 +1632,32 @@ class FunctionTyper {
     return stmt;
   }
 
+  /// A store target `A[i][j]` (`B[k][i][j]`, `A[i][1:]`) whose inner
+  /// subscripts are integers only, as the one subscript `A[i, j]`: A[i] is
+  /// then a view of A, and storing into it stores into A, as in NumPy.
+  /// False (and `target` unchanged) for a chain through a slice or an
+  /// array index, or not down to a variable.
+  bool flattenViewChain(ExprPtr& target) {
+    std::vector<Index*> levels;  // outermost first
+    Expr* e = target.get();
+    for (auto* x = dyn_cast<Index>(e); x; x = dyn_cast<Index>(e)) {
+      levels.push_back(x);
+      e = x->base.get();
+    }
+    if (!isa<VarRef>(*e) || !typeOf(levels.back()->base, false).isArray()) return false;
+    for (size_t l = 1; l < levels.size(); ++l)
+      for (ExprPtr& i : levels[l]->indices) {
+        if (isa<Slice>(*i)) return false;
+        Type t = typeOf(i, false);
+        if (!t.isScalar() || !t.isInteger()) return false;
+      }
+    auto flat = std::make_unique<Index>(target->loc, std::move(levels.back()->base));
+    for (size_t l = levels.size(); l-- > 0;)
+      for (ExprPtr& i : levels[l]->indices) flat->indices.push_back(std::move(i));
+    target = std::move(flat);
+    return true;
+  }
+
   void finalizeAssign(Assign& a) {
     if (!a.value) return;  // a bare declaration
     hintShape(a.value.get(), declaredTarget(a));
@@ -1682,9 +1708,10 @@ class FunctionTyper {
       value = convertForAssignment(std::move(value), t, "'" + var->name + "'");
       return;
     }
-    // A[i][j] = v: only a store through a mask or an index array (made a
-    // call before this) may go through an unnamed view.
-    if (auto* x = dyn_cast<Index>(target.get()); x && x->base->kind != ExprKind::Var) {
+    // A store through an unnamed view: A[i][j] = v is the element A[i, j]
+    // (flattenViewChain). Stores through a mask or an index array were
+    // made calls before this; anything else needs the view named.
+    if (auto* x = dyn_cast<Index>(target.get()); x && x->base->kind != ExprKind::Var && !flattenViewChain(target)) {
       Diag.error(target->loc, "only elements of a named array can be assigned; name the view first (row = A[i])");
       return;
     }
@@ -1707,6 +1734,19 @@ class FunctionTyper {
       Diag.error(value->loc, "cannot store " + value->type.str() + " into an array of " + scalarName(target->type.elem()) +
                                  "; take .real, .imag or abs(...)");
       return;
+    }
+    // A tuple of numbers stored into a 1-D view is its values, as NumPy's
+    // setitem reads a sequence: A[i] = (x, y, z) stores array([x, y, z]).
+    if (auto* tup = dyn_cast<TupleLit>(value.get()); tup && !tup->isList && target->type.isArray() &&
+        target->type.rank() == 1 && !tup->elems.empty() &&
+        std::all_of(tup->elems.begin(), tup->elems.end(), [](const ExprPtr& e) { return e->type.isScalar(); })) {
+      tup->isList = true;
+      auto call = std::make_unique<Call>(value->loc, "array");
+      call->target = CallTarget::Library;
+      call->library = lookupLibraryFunction("array");
+      call->args.push_back(std::move(value));
+      value = std::move(call);
+      finalizeExpr(value);
     }
     if (target->type.isArray()) {
       // A store into a view broadcasts a scalar or an array into it,

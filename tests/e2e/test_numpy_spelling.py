@@ -147,3 +147,32 @@ def test_numpy_log_has_no_base(tmp_path):
     r = run_pyddc("--emit=ir", src)
     assert r.returncode == 1
     assert "np_log.pydd:5:22: error: log() takes 1 positional argument but 2 were given" in r.stderr
+
+
+def test_tuple_stored_into_a_row(build, opt):
+    """A[i] = (x, y, z) stores the tuple's values, as NumPy reads a sequence;
+    a length that does not fit is NumPy's ValueError."""
+    comp, ref = build("numpy_spelling", opt)
+    got, _ = same(comp.tuple_rows, ref.tuple_rows, np.zeros((3, 3)), 7.5)
+    assert got[0].tolist() == [1.0, 2.0, 7.5] and got[2].tolist() == [0.0, 7.5, -7.5]
+    same(comp.tuple_rows, ref.tuple_rows, np.zeros((4, 3)).T.copy().T, -1.0)  # Fortran order
+    same(comp.tuple_rows, ref.tuple_rows, np.zeros((3, 4)), 1.0)  # ValueError in both
+
+
+def test_chained_subscript_stores(build, opt):
+    """A[i][j] = v, A[i][j] += v and deeper chains store into A's element,
+    as NumPy's view A[i] does; a slice at the end stays a view."""
+    comp, ref = build("numpy_spelling", opt)
+    A = RNG.standard_normal((3, 4))
+    B = RNG.standard_normal((2, 3, 4))
+    got, args = same(comp.chained_stores, ref.chained_stores, A, B, 1, 2)
+    assert args[0][1, 2] == 6.5 and args[1][0, 1].tolist() == [7.0] * 4
+    same(comp.chained_stores, ref.chained_stores, A.T.copy()[:3], B[:, ::-1], -2, -1)  # strided, negative
+    same(comp.chained_stores, ref.chained_stores, A, B, 3, 0)  # IndexError in both
+
+
+def test_chained_store_through_a_slice_is_refused(tmp_path):
+    src = tmp_path / "chain.pydd"
+    src.write_text("from pydd import *\n\n\ndef f(A: Array(float64, 2)):\n    A[1:3][0] = 1.0\n")
+    r = run_pyddc(src, "--emit=ir", "-o", str(tmp_path / "out.txt"))
+    assert r.returncode == 1 and "chain.pydd:5:5: error: only elements of a named array can be assigned" in r.stderr
