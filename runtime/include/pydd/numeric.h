@@ -406,6 +406,9 @@ struct Gathered {
 template <int K, int M, class T, int N>
 Gathered<N - K + M> gathered_layout(const Array<T, N>& a, int axis, const int64_t* selShape, std::vector<int64_t> sel) {
   constexpr int R = N - K + M;
+  // Callers pass an axis in [0, N - K]; saying so lets g++ bound r below
+  // R (its -Warray-bounds otherwise sees the loops run past the arrays).
+  if (axis < 0 || axis > N - K) __builtin_unreachable();
   Gathered<R> g;
   int r = 0;
   for (int k = 0; k < axis; ++k, ++r) g.shape[r] = a.shape(k), g.astride[r] = a.stride(k), g.sstride[r] = 0;
