@@ -213,6 +213,7 @@ class Resolver : public Mutator {
     if (!rest.empty()) {
       auto sub = std::make_unique<Index>(idx->loc, std::move(result));
       sub->indices = std::move(rest);
+      sub->besideNewaxis = true;
       result = std::move(sub);
     }
     for (int64_t p : positions) {
@@ -673,6 +674,14 @@ class FunctionTyper {
         for (size_t i = 0; i < a->targets.size(); ++i) assignInfer(*a->targets[i], tup->elems[i]->type);
       } else if (vt.isTuple() && vt.elems().size() == a->targets.size()) {
         for (size_t i = 0; i < a->targets.size(); ++i) assignInfer(*a->targets[i], vt.elems()[i]);
+      } else if (vt.isArray() && !a->augmented) {
+        // `x, y, z = v` for a 1-D array: its elements, unpack(v, 3), whose
+        // tuple the branch above then assigns (on the next round).
+        ExprPtr count = std::make_unique<IntLit>(a->value->loc, static_cast<int64_t>(a->targets.size()));
+        ExprPtr call = std::make_unique<Call>(a->value->loc, "unpack");
+        lowerToCall(call, "unpack", takeOperands(a->value, count), Reporting);
+        a->value = std::move(call);
+        Changed = true;
       } else {
         defineTargets(*a);
       }
@@ -1057,6 +1066,10 @@ class FunctionTyper {
           case ArrayIndexKind::Invalid: return Type();
           case ArrayIndexKind::Mask:
           case ArrayIndexKind::Indices: {
+            if (x.besideNewaxis)
+              return bad(report, x.indices[pos]->loc,
+                         "np.newaxis in a subscript with an index array or a mask is not supported; index first, then "
+                         "add the axis with expand_dims(a, axis)");
             if (TypingTarget)
               return bad(report, x.loc, "storing through a boolean mask or an index array is not supported here; use a loop");
             bool mask = x.indices[pos]->type.elem() == ScalarKind::Bool;

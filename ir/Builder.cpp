@@ -66,6 +66,7 @@ ExprPtr cloneExpr(const Expr& e) {
       auto& x = cast<Index>(e);
       auto n = std::make_unique<Index>(e.loc, cloneExpr(*x.base));
       n->indices = copyAll(x.indices);
+      n->besideNewaxis = x.besideNewaxis;
       out = std::move(n);
       break;
     }

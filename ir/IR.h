@@ -158,6 +158,10 @@ struct Index : Expr {
   Index(SourceLoc l, ExprPtr b) : Expr(ExprKind::Index, l), base(std::move(b)) {}
   ExprPtr base;
   std::vector<ExprPtr> indices;
+  /// What remains of a subscript with np.newaxis entries (the resolver
+  /// made those expand_dims calls, counting every other non-slice index
+  /// as an integer): an index array or a mask here is refused by sema.
+  bool besideNewaxis = false;
 };
 /// `A.shape` and friends; sema rewrites every Attribute to a library call.
 struct Attribute : Expr {

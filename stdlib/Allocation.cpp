@@ -236,6 +236,21 @@ std::string emitShapeFromList(const Call& c, llvm::ArrayRef<std::string> args) {
   return "pydd::shape_from_list<" + std::to_string(c.type.elems().size()) + ">(" + args[0] + ")";
 }
 
+/// unpack(a, n): `x, y = a` for a 1-D array a of n (a literal) elements,
+/// its elements as a tuple; Python's ValueError for another length. Sema
+/// writes it for a tuple assignment from an array.
+Type unpackType(const Call& c, TypeRuleError& err) {
+  const Type& a = c.args[0]->type;
+  if (!a.isArray() || a.rank() != 1)
+    return fail(err, 0, "only a 1-D array unpacks into several targets (x, y = a), got " + a.str() + "; index it instead");
+  int64_t n;
+  if (!constantInt(*c.args[1], n) || n < 1 || n > 32) return fail(err, 1, "unpack() needs a literal count from 1 to 32");
+  return Type::tuple(std::vector<Type>(static_cast<size_t>(n), Type::scalar(a.elem())));
+}
+std::string emitUnpack(const Call& c, llvm::ArrayRef<std::string> args) {
+  return "pydd::unpack<" + std::to_string(c.type.elems().size()) + ">(" + args[0] + ")";
+}
+
 }  // namespace
 
 void addAllocationFunctions(std::vector<LibraryFunction>& out) {
@@ -260,6 +275,7 @@ void addAllocationFunctions(std::vector<LibraryFunction>& out) {
   out.back().returnsNew = true;
   out.push_back(entry("shape_from_list", C::Query, {"l", "ndim"}, 2, "tuple(l), checked to have ndim entries",
                       shapeFromListType, emitShapeFromList));
+  out.push_back(entry("unpack", C::Query, {"a", "n"}, 2, "tuple(a), checked to have n elements", unpackType, emitUnpack));
   out.push_back(entry("arange", C::Allocation, {"start", "stop", "step", "dtype"}, 1, "numpy.arange", arangeType, emitArange));
   out.back().returnsNew = true;
   LibraryFunction fill = entry("fill", C::Allocation, {"a", "value"}, 2, "numpy.ndarray.fill", fillType, emitFill);

@@ -541,6 +541,16 @@ def shape_from_list(l, ndim):
     return tuple(builtins.int(n) for n in l)
 
 
+def unpack(a, n):
+    """``tuple(a)`` for ``x, y = a`` with a 1-D array (what pyddc makes of
+    that statement), Python's ValueError for another length."""
+    if len(a) > n:
+        raise ValueError(f"too many values to unpack (expected {n})")
+    if len(a) < n:
+        raise ValueError(f"not enough values to unpack (expected {n}, got {len(a)})")
+    return tuple(a)
+
+
 def mask_take(a, mask, axis):
     """``a[mask]`` for a mask of a lower rank, ``a[:, mask]`` for axis 1...
     (what pyddc makes of that read)."""
@@ -1383,7 +1393,7 @@ __all__ = [
     "tanh", "sinh", "cosh", "log2", "log10", "exp2", "expm1", "log1p", "square", "sign", "log_base",
     "arctan2", "hypot", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
     "all_axes", "var", "std", "count_nonzero", "trace", "cumsum", "cumprod", "diff", "linspace", "eye",
-    "identity", "outer", "isclose", "clip", "expand_dims", "extract", "take", "mask_take", "mask_assign", "index_assign", "shape_from_list",
+    "identity", "outer", "isclose", "clip", "expand_dims", "extract", "take", "mask_take", "mask_assign", "index_assign", "shape_from_list", "unpack",
     "searchsorted", "tile", "repeat", "roll", "around", "array", "nonzero", "unravel_index", "det", "inv", "solve", "norm", "sort", "argsort", "median", "unique", "reshape", "ravel", "flatten", "concatenate", "stack", "vstack", "hstack",
     "sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "allclose", "where",
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",

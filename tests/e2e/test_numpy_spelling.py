@@ -176,3 +176,17 @@ def test_chained_store_through_a_slice_is_refused(tmp_path):
     src.write_text("from pydd import *\n\n\ndef f(A: Array(float64, 2)):\n    A[1:3][0] = 1.0\n")
     r = run_pyddc(src, "--emit=ir", "-o", str(tmp_path / "out.txt"))
     assert r.returncode == 1 and "chain.pydd:5:5: error: only elements of a named array can be assigned" in r.stderr
+
+
+def test_unpacking_a_short_array(build, opt):
+    """x, y, z = a for a 1-D array: its elements, and Python's ValueError
+    (too many / not enough values) for another length."""
+    comp, ref = build("numpy_spelling", opt)
+    A = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    got, _ = same(comp.unpack_short, ref.unpack_short, A, np.array([7, 9], np.int32))
+    assert got == 121.0
+    same(comp.unpack_short, ref.unpack_short, A[:, ::-1].copy(), np.array([7, 9], np.int32)[::-1])
+    same(comp.unpack_short, ref.unpack_short, np.ones((1, 4)), np.array([1, 2], np.int32))  # too many
+    same(comp.unpack_short, ref.unpack_short, A, np.array([1], np.int32))  # not enough
+    with pytest.raises(ValueError, match=r"not enough values to unpack \(expected 2, got 1\)"):
+        comp.unpack_short(A, np.array([1], np.int32))

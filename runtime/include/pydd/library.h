@@ -65,6 +65,27 @@ auto shape_from_list(const L& l) {
   return detail::list_shape(l, std::make_index_sequence<N>());
 }
 
+namespace detail {
+template <class V, size_t... K>
+auto elements(const V& v, std::index_sequence<K...>) {
+  return std::make_tuple(v(static_cast<int64_t>(K))...);
+}
+}  // namespace detail
+
+/// unpack<N>(a): `x, y, z = a` for a 1-D array: its N elements, with
+/// Python's ValueError (3.11's wording) when a has another length.
+template <int N, class T>
+auto unpack(const Array<T, 1>& a) {
+  const int64_t n = a.shape(0);
+  if (n != N) {
+    char msg[120];
+    if (n > N) std::snprintf(msg, sizeof msg, "too many values to unpack (expected %d)", N);
+    else std::snprintf(msg, sizeof msg, "not enough values to unpack (expected %d, got %lld)", N, static_cast<long long>(n));
+    throw Error(ErrorKind::ValueError, msg);
+  }
+  return detail::elements(a.view(), std::make_index_sequence<N>());
+}
+
 // ---- Python builtins on lists ------------------------------------------------------
 
 template <class R, class L>
