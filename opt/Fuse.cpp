@@ -88,11 +88,17 @@ class Fuser {
     if (fold.accumulator) value = std::make_unique<Cast>(Loc, call.type, std::move(value));
     fused.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), std::move(value)));
 
-    // Otherwise the general loop computes E, which R then reduces.
-    std::vector<StmtPtr> general = broadcastLoop(*tree);
+    return guardedReduction(a, call, *tree, std::move(guard), std::move(fused));
+  }
+
+  /// `v = R(E)` as `fused` when `guard` holds, else the general loop
+  /// computing E (the tree taken out of `call`), which R then reduces; after
+  /// the operands evaluated before both.
+  std::vector<StmtPtr> guardedReduction(Assign& a, Call& call, const Expr& tree, ExprPtr guard,
+                                        std::vector<StmtPtr> fused) {
+    std::vector<StmtPtr> general = broadcastLoop(tree);
     call.args[0] = var(General, GeneralType);
     general.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), std::move(a.value)));
-
     std::vector<StmtPtr> out = std::move(Before);
     out.push_back(build::ifThen(Loc, std::move(guard), std::move(fused), std::move(general)));
     cast<If>(*out.back()).rareElse = true;
@@ -147,17 +153,7 @@ class Fuser {
     fused.push_back(build::rangeLoop(Loc, loopVars[0], build::intLit(Loc, 0), var(dimVars[0], Type::int64()), std::move(body)));
     fused.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), var(result, resultType)));
 
-    // Otherwise the general loop computes E, which R then reduces.
-    std::vector<StmtPtr> general = broadcastLoop(*tree);
-    call.args[0] = var(General, GeneralType);
-    general.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), std::move(a.value)));
-
-    std::vector<StmtPtr> out = std::move(Before);
-    out.push_back(build::ifThen(Loc, std::move(guard), std::move(fused), std::move(general)));
-    cast<If>(*out.back()).rareElse = true;
-    ++Ctx.stats["fuse: reductions fused"];
-    Ctx.stats["fuse: operations fused"] += Fused;
-    return out;
+    return guardedReduction(a, call, *tree, std::move(guard), std::move(fused));
   }
 
   /// Returns the statements that replace `s`, or nothing when `s` is not a
