@@ -574,13 +574,12 @@ void extent(const char* data, int rank, const int64_t* shape, const int64_t* str
   *hi = reinterpret_cast<uintptr_t>(data + max + itemsize);
 }
 
-/// Whether `arr` holds `dtype` in native byte order (what a kernel reads
+/// Whether a NumPy dtype is `d` in native byte order (what a kernel reads
 /// without a copy).
-bool has_dtype(const py::array& arr, pabi::Dtype dtype) {
-  py::dtype dt = arr.dtype();
+bool is_dtype(const py::dtype& dt, pabi::Dtype d) {
   char kind;
   int size;
-  dtype_kind_size(dtype, &kind, &size);
+  dtype_kind_size(d, &kind, &size);
   const char order = dt.byteorder();
   // '=' is native, '|' is "not applicable" (1-byte types); NumPy normalizes
   // an explicit native order to '='.
@@ -601,7 +600,7 @@ void convert_array(const Where& w, const pabi::TypeDesc& t, bool written, PyObje
   if (!py::isinstance<py::array>(obj)) throw_type_error(expected() + type_name(obj));
   auto arr = py::reinterpret_borrow<py::array>(obj);
   py::dtype dt = arr.dtype();
-  if (!has_dtype(arr, t.dtype) || arr.ndim() != rank) {
+  if (!is_dtype(dt, t.dtype) || arr.ndim() != rank) {
     const int nd = static_cast<int>(arr.ndim());
     throw_type_error(expected() + "numpy.ndarray of " + object_str(dt.ptr()) + " with " + std::to_string(nd) +
                      (nd == 1 ? " dimension" : " dimensions"));
@@ -671,15 +670,6 @@ const ScipySparse& scipy_sparse() {
   return sp;
 }
 
-/// Whether a NumPy dtype is `d` in native byte order.
-bool is_dtype(const py::dtype& dt, pabi::Dtype d) {
-  char kind;
-  int size;
-  dtype_kind_size(d, &kind, &size);
-  const char order = dt.byteorder();
-  const bool native = order == '=' || order == '|' || order == (PY_BIG_ENDIAN ? '>' : '<');
-  return dt.kind() == kind && dt.itemsize() == size && native;
-}
 
 /// One of a CSR matrix's arrays as a raw 1-D array the kernel borrows:
 /// `arr` itself when it is a contiguous, aligned `d` array and no copy is
@@ -1152,7 +1142,7 @@ const FunctionInfo& instance_for(const FunctionInfo& entry, PyObject* const* bou
     for (int j : varying) match = match && ndim_of(bound[j]) == inst->desc->params[j].type.rank;
     if (!match) continue;
     for (int j : varying)
-      if (!has_dtype(py::reinterpret_borrow<py::array>(bound[j]), inst->desc->params[j].type.dtype)) wrong_argument(j);
+      if (!is_dtype(py::reinterpret_borrow<py::array>(bound[j]).dtype(), inst->desc->params[j].type.dtype)) wrong_argument(j);
     return *inst;
   }
   std::string given, accepted;
