@@ -130,6 +130,33 @@ std::set<std::string> assignedVars(const Stmt& s) {
   return finder.names;
 }
 
+void VarCounts::count(const Expr& e) {
+  if (auto* v = dyn_cast<VarRef>(&e)) ++reads[v->name];
+  forEachChild(e, [&](const Expr& c) { count(c); });
+}
+
+void VarCounts::count(const Stmt& s) {
+  struct Counter : Visitor {
+    using Visitor::visit;
+    VarCounts& c;
+    explicit Counter(VarCounts& counts) : c(counts) {}
+    void visit(const Stmt& st) override {
+      if (auto* f = dyn_cast<For>(&st)) ++c.binds[f->var];
+      if (auto* a = dyn_cast<Assign>(&st)) {
+        if (a->value) c.count(*a->value);
+        for (auto& t : a->targets) {
+          if (auto* v = dyn_cast<VarRef>(t.get())) ++c.binds[v->name];
+          else c.count(*t);
+        }
+        return;
+      }
+      visitChildren(st);
+    }
+    void visit(const Expr& e) override { c.count(e); }
+  } counter(*this);
+  counter.visit(s);
+}
+
 std::string memoryKey(const Type& t) {
   // Arrays and sparse matrices share memory only with their own element
   // type; containers are keyed by their full type.
@@ -153,8 +180,14 @@ std::set<std::string> writtenElementTypes(const Stmt& s) {
     }
     void visit(const Expr& e) override {
       if (auto* c = dyn_cast<Call>(&e)) {
-        if (c->target != CallTarget::Library) keys.insert("*");
-        else if (c->library)
+        if (c->target != CallTarget::Library) {
+          // A kernel function reaches no memory but its arguments' (there
+          // are no globals): an array's or a sparse matrix's own, anything
+          // from a container or tuple.
+          for (auto& a : c->args)
+            if (a->type.isArray() || a->type.isSparse()) keys.insert(memoryKey(a->type));
+            else if (holdsReference(a->type)) keys.insert("*");
+        } else if (c->library)
           for (size_t i = 0; i < c->args.size() && i < 32; ++i)
             if (c->library->writesArgs & (1u << i)) keys.insert(memoryKey(c->args[i]->type));
       }

@@ -5,6 +5,7 @@
 // function names. All are conservative: "may" means "cannot rule out".
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -35,10 +36,19 @@ void collectReads(const Expr& e, std::set<std::string>& names);
 /// assignment targets and loop variables. Element stores are not variable
 /// assignments (see writtenElementTypes).
 std::set<std::string> assignedVars(const Stmt& s);
+/// How often each variable is read and bound (assigned, or a loop's
+/// variable) in the statements counted: the def/use question of passes that
+/// move a single-use value to its use.
+struct VarCounts {
+  std::map<std::string, int> reads, binds;
+  void count(const Expr& e);
+  void count(const Stmt& s);
+};
 /// Element types of the arrays, sparse matrices and containers whose memory
 /// a statement may write (element and slice stores, in-place `op=`, library
-/// calls that write an argument), with "*" when it calls a kernel function
-/// (anything may be written). Two arrays of different element types never
+/// calls that write an argument, the arrays passed to a kernel function),
+/// with "*" when it passes a kernel function a container or a tuple holding
+/// references (anything may be written). Two arrays of different element types never
 /// share memory, which is what makes this a usable alias summary.
 std::set<std::string> writtenElementTypes(const Stmt& s);
 /// The key writtenElementTypes uses for the memory `t` refers to.

@@ -23,6 +23,26 @@ bool isLiteral(const Expr& e) {
   }
 }
 
+bool sameIndex(const Expr& a, const Expr& b) {
+  if (auto* va = dyn_cast<VarRef>(&a)) {
+    auto* vb = dyn_cast<VarRef>(&b);
+    return vb && va->name == vb->name;
+  }
+  int64_t x, y;
+  return constantInt(a, x) && constantInt(b, y) && x == y;
+}
+
+bool sameArrayLeaf(const Expr& a, const Expr& b) {
+  auto* xa = dyn_cast<Index>(&a);
+  auto* xb = dyn_cast<Index>(&b);
+  if (!xa || !xb) return a.kind == ExprKind::Var && b.kind == ExprKind::Var && sameIndex(a, b);
+  if (!sameIndex(*xa->base, *xb->base) || xa->base->kind != ExprKind::Var || xa->indices.size() != xb->indices.size())
+    return false;
+  for (size_t k = 0; k < xa->indices.size(); ++k)
+    if (!xa->indices[k]->type.isInteger() || !sameIndex(*xa->indices[k], *xb->indices[k])) return false;
+  return true;
+}
+
 bool typesPerElement(const Expr& e) {
   if (!isElementwiseArrayCall(e)) return true;
   auto& c = cast<Call>(e);

@@ -18,6 +18,15 @@ bool isElementwiseArrayCall(const Expr& e);
 /// tree: they cost nothing and keep NumPy's weak-literal promotion.
 bool isLiteral(const Expr& e);
 
+/// Whether two index expressions surely have the same value at one point
+/// of the program: the same variable or the same literal.
+bool sameIndex(const Expr& a, const Expr& b);
+
+/// Whether two array leaves surely read the same array at one point of the
+/// program: the same variable, or views of one variable with the same
+/// integer indices (sameIndex).
+bool sameArrayLeaf(const Expr& a, const Expr& b);
+
 /// Whether every element-wise call of the tree types its scalar form as its
 /// array form's element (abs of a bool array stays bool, of a bool scalar it
 /// is an int): only such trees can be computed one element at a time.

@@ -14,38 +14,6 @@
 namespace pydd {
 namespace {
 
-/// How often each variable is read and bound (assigned or a loop variable)
-/// in a statement.
-struct VarCounts {
-  std::map<std::string, int> reads, binds;
-
-  void count(const Expr& e) {
-    if (auto* v = dyn_cast<VarRef>(&e)) ++reads[v->name];
-    forEachChild(e, [&](const Expr& c) { count(c); });
-  }
-  void count(const Stmt& s) {
-    struct Counter : Visitor {
-      using Visitor::visit;
-      VarCounts& c;
-      explicit Counter(VarCounts& counts) : c(counts) {}
-      void visit(const Stmt& st) override {
-        if (auto* f = dyn_cast<For>(&st)) ++c.binds[f->var];
-        if (auto* a = dyn_cast<Assign>(&st)) {
-          if (a->value) c.count(*a->value);
-          for (auto& t : a->targets) {
-            if (auto* v = dyn_cast<VarRef>(t.get())) ++c.binds[v->name];
-            else c.count(*t);
-          }
-          return;
-        }
-        visitChildren(st);
-      }
-      void visit(const Expr& e) override { c.count(e); }
-    } counter(*this);
-    counter.visit(s);
-  }
-};
-
 /// An element-wise tree that is cheap to compute twice per element: its
 /// leaves are variables, literals, scalars without calls, and views of
 /// variables.

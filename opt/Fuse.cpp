@@ -22,17 +22,6 @@ struct ArrayOperand {
   int rank = 0;                       // of the operand as the tree sees it
 };
 
-/// Whether two index expressions surely have the same value at one point
-/// of the program: the same variable or the same literal.
-bool sameIndex(const Expr& a, const Expr& b) {
-  if (auto* va = dyn_cast<VarRef>(&a)) {
-    auto* vb = dyn_cast<VarRef>(&b);
-    return vb && va->name == vb->name;
-  }
-  int64_t x, y;
-  return constantInt(a, x) && constantInt(b, y) && x == y;
-}
-
 class Fuser {
  public:
   Fuser(Function& f, PassContext& ctx) : F(f), Ctx(ctx) {}

@@ -10,6 +10,7 @@
 #include "opt/AllocHoist.h"
 #include "opt/ConstantFold.h"
 #include "opt/DCE.h"
+#include "opt/FilterLoops.h"
 #include "opt/ForwardSubst.h"
 #include "opt/Fuse.h"
 #include "opt/SampledFusion.h"
@@ -31,6 +32,9 @@ const std::vector<PassInfo>& registry() {
       // Substitution first: it puts a named array back into the expression
       // that uses it, where sampling and fusion see the whole computation.
       {"subst", "forward substitution of single-use arrays", 2, forwardSubstitute},
+      // Before fusion and LICM, which would compute where(c)'s argument
+      // into an array that the filtered loop never needs.
+      {"filter", "loops over where(c) test the elements of c", 2, filterWhereLoops},
       // Sampling comes first: a product that LICM hoisted whole would be
       // computed densely once, where sampling computes only nnz entries.
       {"sample", "sampled fusion of dense operands of sparse products", 2, sampleSparseProducts},

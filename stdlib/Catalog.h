@@ -58,6 +58,10 @@ struct ElementRule {
   /// Complex operands give a result of their parts' kind (abs, angle:
   /// complex64 -> float32); other operands the compute kind as usual.
   bool realResult = false;
+  /// On integer operands one element may raise (a negative exponent of
+  /// `**`), so computing the elements one at a time between other effects
+  /// would move the error; float and bool elements never raise.
+  bool raisesOnIntegers = false;
 };
 
 /// How a reduction over all elements folds them one at a time, for fusion:
@@ -140,6 +144,10 @@ struct LibraryFunction {
   /// that order does not fix (a row's column; a row and a column) and its
   /// value.
   bool yieldsEntries = false;
+  /// With one 1-D argument, the indices of its non-zero elements in
+  /// increasing order (`where(c)`): a loop over them can test each element
+  /// of `c` instead (opt/FilterLoops.h).
+  bool nonzeroIndices = false;
   /// Products of 2-D arrays: the catalog function computing the product
   /// only at a SparseMat's stored positions, f(S, a, b), one value per
   /// entry in S's order (sampled fusion).

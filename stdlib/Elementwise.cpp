@@ -212,7 +212,7 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
       {"div", "numpy.true_divide", {"pydd::op::truediv", "a / b", Compute::TrueDivide, false, false}},
       {"floordiv", "numpy.floor_divide", {"pydd::op::floordiv", "a // b", Compute::Common, false, true}},
       {"mod", "numpy.mod", {"pydd::op::mod", "a % b", Compute::Common, false, true}},
-      {"pow", "numpy.power", {"pydd::op::power", "a ** b", Compute::Common, false, true}},
+      {"pow", "numpy.power", {"pydd::op::power", "a ** b", Compute::Common, false, true, false, false, 0, false, true}},
       {"maximum", "numpy.maximum", {"pydd::op::maximum", "maximum(a, b)", Compute::Common, false, false}},
       {"minimum", "numpy.minimum", {"pydd::op::minimum", "minimum(a, b)", Compute::Common, false, false}},
       {"eq", "numpy.equal", {"pydd::op::eq", "a == b", Compute::Common, true, false}},

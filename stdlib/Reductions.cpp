@@ -196,6 +196,7 @@ void addReductionFunctions(std::vector<LibraryFunction>& out) {
   // where(c, a, b) is element-wise, so fusion computes it per element.
   static const ElementRule kWhereRule{"", "where(c, a, b)", ElementRule::Compute::Common, false, false, false, false, 3};
   where.element = &kWhereRule;
+  where.nonzeroIndices = true;
   out.push_back(where);
   // Generic over the element type: complex numbers too.
   acceptComplex(out, {"sum", "prod", "mean", "where"});

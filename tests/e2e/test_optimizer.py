@@ -187,3 +187,31 @@ def test_optimized_ir_is_pydd_that_compiles_and_agrees(build, tmp_path):
 
     for check in (test_fused_expressions, test_fused_stores, test_hoisting, test_reused_allocations):
         check(build_printed, 0)
+
+
+def test_filtered_where_loops(build, opt):
+    """Loops over where(c) that test c's elements instead (opt/FilterLoops)."""
+    comp, ref = build("optimizer", opt)
+    A = (RNG.random((9, 9)) < 0.3).astype(np.int32)
+    A = np.triu(A, 1) + np.triu(A, 1).T
+    F = RNG.random((9, 4))
+    for i in (0, 4, 8, -1, -9, 9, -10):  # 9 and -10: IndexError from A[i]
+        same(comp.filter_neighbours, ref.filter_neighbours, A, F, i)
+    same(comp.filter_neighbours, ref.filter_neighbours, np.zeros((3, 3), np.int32), F[:3], 1)
+    for t in (-9.0, 0.0, 0.5, 9.0):
+        x = normal(12)
+        same(comp.filter_body_writes, ref.filter_body_writes, x, t)
+        same(comp.filter_written_between, ref.filter_written_between, normal(12), t)
+    for t, stop in ((0.0, -1), (-0.5, 6), (0.2, 4), (9.0, 0)):
+        same(comp.filter_control, ref.filter_control, normal(15), t, stop)
+    for x in (np.array([0.0, np.nan, -0.0, 2.0, 0.0]), np.zeros(4), np.zeros(0), normal(6)):
+        same(comp.filter_float, ref.filter_float, x)
+    X = normal(5, 20)
+    for r in (0, 3, -5, 5):  # 5: IndexError
+        same(comp.filter_band, ref.filter_band, X, r, -0.5, 0.5)
+    same(comp.filter_band, ref.filter_band, X[:, ::3], 2, -1.0, 0.2)  # a strided row
+    same(comp.filter_int_power, ref.filter_int_power, np.array([0, 1, 2]), np.zeros(3))
+    # 2 ** -2 raises ValueError before the loop writes anything (same does
+    # not compare arguments after an exception).
+    _, args = same(comp.filter_int_power, ref.filter_int_power, np.array([0, 1, -2]), np.zeros(3))
+    assert not args[1].any(), args[1]
