@@ -366,7 +366,7 @@ class FunctionEmitter {
         std::string extent = view + ".shape[" + std::to_string(k) + "]";
         if (Opts.boundsCheck)
           i = "pydd::checked_index(" + i + ", " + extent + ", " + std::to_string(k) + ")";
-        else if (!provablyNonNegative(*x.indices[k]))
+        else if (!x.inRange && !provablyNonNegative(*x.indices[k]))
           i = "pydd::wrap_index(" + i + ", " + extent + ")";
         s += (k ? ", " : "") + i;
       }
@@ -938,8 +938,7 @@ class FunctionEmitter {
       std::function<void(const Expr&)> scan = [&](const Expr& e) {
         if (auto* x = dyn_cast<Index>(&e); x && x->type.isScalar() && x->base->type.isArray()) {
           auto* base = dyn_cast<VarRef>(x->base.get());
-          auto* last = dyn_cast<VarRef>(x->indices.back().get());
-          if (base && Views.count(base->name) && last && last->name == f.var) views.insert(Views[base->name]);
+          if (base && Views.count(base->name) && steppedByLoop(*x->indices.back(), f.var)) views.insert(Views[base->name]);
         }
         forEachChild(e, scan);
       };
@@ -947,6 +946,19 @@ class FunctionEmitter {
       scan(*a->targets[0]);
     }
     return views;
+  }
+
+  /// The loop variable, or an offset plus it (`off + j`, a fused window's
+  /// buffer position): consecutive iterations read consecutive elements of
+  /// a contiguous last axis.
+  static bool steppedByLoop(const Expr& index, const std::string& loopVar) {
+    auto isLoopVar = [&](const Expr& e) {
+      auto* v = dyn_cast<VarRef>(&e);
+      return v && v->name == loopVar;
+    };
+    if (isLoopVar(index)) return true;
+    auto* b = dyn_cast<Binary>(&index);
+    return b && b->op == BinaryOp::Add && (isLoopVar(*b->lhs) || isLoopVar(*b->rhs));
   }
 
   static bool containsLoop(const Block& b) {

@@ -67,6 +67,7 @@ ExprPtr cloneExpr(const Expr& e) {
       auto n = std::make_unique<Index>(e.loc, cloneExpr(*x.base));
       n->indices = copyAll(x.indices);
       n->besideNewaxis = x.besideNewaxis;
+      n->inRange = x.inRange;
       out = std::move(n);
       break;
     }

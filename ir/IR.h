@@ -162,6 +162,11 @@ struct Index : Expr {
   /// made those expand_dims calls, counting every other non-slice index
   /// as an integer): an index array or a mask here is refused by sema.
   bool besideNewaxis = false;
+  /// Set by the pass that built an element read or store whose indices it
+  /// knows are in [0, extent) (a fused loop's buffer position): code
+  /// generation reads the element without wrapping negative indices. A
+  /// hint, like For::independent: the source form shows a plain subscript.
+  bool inRange = false;
 };
 /// `A.shape` and friends; sema rewrites every Attribute to a library call.
 struct Attribute : Expr {

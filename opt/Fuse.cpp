@@ -33,6 +33,7 @@ class Fuser {
   std::vector<StmtPtr> fuseFold(Assign& a) {
     auto& call = cast<Call>(*a.value);
     const FoldRule& fold = *call.library->fold;
+    if (!fold.orderFree && !call.type.isInteger()) return fuseWindowFold(a);
     Loc = a.loc;
     ExprPtr tree = std::move(call.args[0]);
     auto giveBack = [&] {
@@ -76,6 +77,121 @@ class Fuser {
     ExprPtr value = var(acc, result);
     if (fold.accumulator) value = std::make_unique<Cast>(Loc, call.type, std::move(value));
     fused.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), std::move(value)));
+
+    return guardedReduction(a, call, *tree, std::move(guard), std::move(fused));
+  }
+
+  /// `s = R(E)` for a float sum R over an element-wise tree E, in the
+  /// order NumPy sums: E's elements in C order fill a buffer of
+  /// fold.window elements, R reduces each full (and the last) buffer and
+  /// the results are added in order; the same bit for bit as computing E
+  /// into an array and summing it, without E's array (the buffer stays in
+  /// cache). Each buffer is filled a row segment at a time:
+  ///
+  ///     for w in range(windows):
+  ///         f = w * W; end = min(f + W, size); k = 0
+  ///         while f < end:
+  ///             (i..., j) = the position of flat index f
+  ///             take = min(n_last - j, end - f); off = k - j
+  ///             for jj in range(j, j + take): buf[off + jj] = E[i..., jj]
+  ///             k += take; f += take
+  ///         acc = acc + R(buf[0:k])
+  std::vector<StmtPtr> fuseWindowFold(Assign& a) {
+    auto& call = cast<Call>(*a.value);
+    const int64_t W = call.library->fold->window;
+    Loc = a.loc;
+    ExprPtr tree = std::move(call.args[0]);
+    auto giveBack = [&] {
+      call.args[0] = std::move(tree);
+      return std::vector<StmtPtr>{};
+    };
+    const Type elem = Type::scalar(tree->type.elem());
+    if (!typesPerElement(*tree) || call.type != elem || !elem.isFloat() || elem.isComplex()) return giveBack();
+    ResultRank = tree->type.rank();
+    if (ResultRank > 3) return giveBack();
+    collectOperands(tree);
+    bool widest = false;
+    for (auto& o : Operands) widest = widest || o.rank == ResultRank;
+    if (!widest) return giveBack();
+    std::vector<std::string> dimVars = resultExtents();
+    ExprPtr guard = elementwiseGuard(dimVars);
+
+    const Type i64 = Type::int64(), bufType = Type::array(elem.elem(), 1);
+    auto iv = [&](const std::string& n) { return var(n, i64); };
+    auto lit = [&](int64_t v) { return build::intLit(Loc, v); };
+    auto arith = [&](BinaryOp op, ExprPtr x, ExprPtr y) { return build::binary(Loc, op, std::move(x), std::move(y), i64); };
+    auto smaller = [&](ExprPtr x, ExprPtr y) {  // min(x, y) of two cheap expressions
+      ExprPtr test = build::compare(Loc, CmpOp::Lt, cloneExpr(*x), cloneExpr(*y));
+      auto s = std::make_unique<Select>(Loc, std::move(test), std::move(x), std::move(y));
+      s->type = i64;
+      return ExprPtr(std::move(s));
+    };
+    const std::string acc = temp("acc", call.type), buf = temp("buf", bufType), size = temp("size", i64),
+                      w = temp("w", i64), f = temp("f", i64), end = temp("end", i64), k = temp("k", i64),
+                      take = temp("take", i64), off = temp("off", i64);
+    std::vector<std::string> loopVars;
+    for (int d = 0; d < ResultRank; ++d) loopVars.push_back(temp("i", i64));
+    const std::string& jj = loopVars.back();
+    const std::string& last = dimVars.back();
+
+    std::vector<StmtPtr> fused;
+    ExprPtr sizeValue = iv(dimVars[0]);
+    for (int d = 1; d < ResultRank; ++d) sizeValue = arith(BinaryOp::Mul, std::move(sizeValue), iv(dimVars[d]));
+    fused.push_back(build::assign(Loc, iv(size), std::move(sizeValue)));
+    fused.push_back(build::assign(Loc, var(acc, call.type), std::make_unique<Cast>(Loc, call.type, lit(0))));
+    fused.push_back(build::assign(Loc, var(buf, bufType),
+                                  build::libraryCall(Loc, lookupLibraryFunction("empty"), "empty",
+                                                     args(smaller(iv(size), lit(W)), std::make_unique<Cast>(Loc, elem, lit(0))),
+                                                     bufType)));
+
+    // The segment of the last axis at flat index f: its leading indices
+    // (the innermost loop's own variable runs along it).
+    std::vector<StmtPtr> segment;
+    const std::string j = temp("j", i64);
+    segment.push_back(build::assign(Loc, iv(j), arith(BinaryOp::Mod, iv(f), iv(last))));
+    ExprPtr rest = arith(BinaryOp::FloorDiv, iv(f), iv(last));
+    for (int d = ResultRank - 2; d >= 0; --d) {
+      if (d == 0) {
+        segment.push_back(build::assign(Loc, iv(loopVars[0]), std::move(rest)));
+        break;
+      }
+      segment.push_back(build::assign(Loc, iv(loopVars[d]), arith(BinaryOp::Mod, cloneExpr(*rest), iv(dimVars[d]))));
+      rest = arith(BinaryOp::FloorDiv, std::move(rest), iv(dimVars[d]));
+    }
+    segment.push_back(build::assign(
+        Loc, iv(take), smaller(arith(BinaryOp::Sub, iv(last), iv(j)), arith(BinaryOp::Sub, iv(end), iv(f)))));
+    segment.push_back(build::assign(Loc, iv(off), arith(BinaryOp::Sub, iv(k), iv(j))));
+    std::vector<ExprPtr> at;
+    at.push_back(arith(BinaryOp::Add, iv(off), iv(jj)));
+    std::vector<StmtPtr> fill;
+    ExprPtr slot = build::index(Loc, var(buf, bufType), std::move(at), elem);
+    cast<Index>(*slot).inRange = true;  // off + jj = k + (jj - j) < W
+    fill.push_back(build::assign(Loc, std::move(slot), perElement(*tree, loopVars, true)));
+    segment.push_back(build::rangeLoop(Loc, jj, iv(j), arith(BinaryOp::Add, iv(j), iv(take)), std::move(fill)));
+    segment.push_back(build::assign(Loc, iv(k), arith(BinaryOp::Add, iv(k), iv(take))));
+    segment.push_back(build::assign(Loc, iv(f), arith(BinaryOp::Add, iv(f), iv(take))));
+    auto segments = std::make_unique<While>(Loc);
+    segments->cond = build::compare(Loc, CmpOp::Lt, iv(f), iv(end));
+    segments->body = build::block(Loc, std::move(segment));
+
+    auto window = std::make_unique<Slice>(Loc);
+    window->start = lit(0);
+    window->stop = iv(k);
+    window->type = i64;  // sema's placeholder: a slice is not a value
+    std::vector<ExprPtr> range;
+    range.push_back(std::move(window));
+    ExprPtr reduced = build::libraryCall(Loc, call.library, call.library->name,
+                                         args(build::index(Loc, var(buf, bufType), std::move(range), bufType)), call.type);
+    std::vector<StmtPtr> perWindow;
+    perWindow.push_back(build::assign(Loc, iv(f), arith(BinaryOp::Mul, iv(w), lit(W))));
+    perWindow.push_back(build::assign(Loc, iv(end), smaller(arith(BinaryOp::Add, iv(f), lit(W)), iv(size))));
+    perWindow.push_back(build::assign(Loc, iv(k), lit(0)));
+    perWindow.push_back(std::move(segments));
+    perWindow.push_back(build::assign(Loc, var(acc, call.type),
+                                      build::binary(Loc, BinaryOp::Add, var(acc, call.type), std::move(reduced), call.type)));
+    ExprPtr windows = arith(BinaryOp::FloorDiv, arith(BinaryOp::Add, iv(size), lit(W - 1)), lit(W));
+    fused.push_back(build::rangeLoop(Loc, w, lit(0), std::move(windows), std::move(perWindow)));
+    fused.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), var(acc, call.type)));
 
     return guardedReduction(a, call, *tree, std::move(guard), std::move(fused));
   }
@@ -544,7 +660,10 @@ class Fuser {
 
   /// The tree for one element: array operands indexed by the trailing loop
   /// variables, each element-wise call applied to scalars.
-  ExprPtr perElement(const Expr& tree, const std::vector<std::string>& loopVars) {
+  /// inRange: the loop variables are known to lie within the result's
+  /// extents, so reads without leading (folded-view) indices are marked
+  /// Index::inRange.
+  ExprPtr perElement(const Expr& tree, const std::vector<std::string>& loopVars, bool inRange = false) {
     return instantiateElement(tree, [&](const Expr& e) {
       // Found by variable (a folded view's base reads the same variable
       // with its leading indices).
@@ -560,8 +679,11 @@ class Fuser {
         base = cast<VarRef>(e).name;
         baseType = e.type;
       }
+      const bool leading = !indices.empty();
       for (int j = 0; j < rank; ++j) indices.push_back(var(loopVars[ResultRank - rank + j], Type::int64()));
-      return build::index(e.loc, var(base, baseType), std::move(indices), Type::scalar(e.type.elem()));
+      ExprPtr read = build::index(e.loc, var(base, baseType), std::move(indices), Type::scalar(e.type.elem()));
+      cast<Index>(*read).inRange = inRange && !leading;
+      return read;
     });
   }
 
@@ -685,9 +807,8 @@ class FuseAssignments : public StmtMutator {
 
  private:
   /// `v = R(E)`: a whole-array reduction whose catalog entry folds elements
-  /// one at a time, exactly in any order (any, all; sum only when its
-  /// result is an integer: a float sum keeps NumPy's pairwise order), of an
-  /// element-wise tree.
+  /// one at a time, exactly in any order (any, all, an integer sum), or in
+  /// NumPy's windows (a float sum: fuseWindowFold), of an element-wise tree.
   static bool foldable(const Assign& a) {
     if (a.targets.size() != 1 || a.targets[0]->kind != ExprKind::Var || !a.value) return false;
     return foldable(*a.value);
@@ -698,7 +819,9 @@ class FuseAssignments : public StmtMutator {
   static bool foldable(const Expr& value) {
     auto* c = dyn_cast<Call>(&value);
     if (!c || c->target != CallTarget::Library || !c->library->fold || c->args.size() != 1) return false;
-    if (!c->type.isScalar() || !(c->library->fold->orderFree || c->type.isInteger())) return false;
+    const FoldRule& fold = *c->library->fold;
+    const bool windowed = fold.window && c->type.isFloat() && !c->type.isComplex();  // see fuseWindowFold
+    if (!c->type.isScalar() || !(fold.orderFree || c->type.isInteger() || windowed)) return false;
     return isElementwiseArrayCall(*c->args[0]);
   }
 

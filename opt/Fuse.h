@@ -23,6 +23,12 @@
 // extent in the same test, so an out-of-range index still raises IndexError.
 // Trees whose per-element typing differs from the array typing (the
 // catalog's result-type rule says so) are not fused.
+//
+// A reduction of a tree folds into the loop: any, all and integer sums in
+// any order; a float sum in NumPy's order (the elements in C order through
+// 8192-element buffers, each summed pairwise, FoldRule::window), so the
+// result is the same bit for bit; a float sum along the last axis of a 2-D
+// tree one row at a time.
 #pragma once
 
 #include "ir/IR.h"

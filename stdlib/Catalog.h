@@ -78,6 +78,12 @@ struct FoldRule {
   /// which vectorizes where a bool accumulator does not; the result is the
   /// accumulator's truth value.
   std::optional<ScalarKind> accumulator = std::nullopt;
+  /// When the order matters (a float sum), the order NumPy's reduction
+  /// uses: the elements in C order pass through buffers of this many, each
+  /// buffer is reduced by the function itself and the buffers' results are
+  /// combined in order. A fold that fills such a buffer and reduces it gives
+  /// the same result bit for bit. 0: no such order.
+  int64_t window = 0;
 };
 
 /// How a catalog function reaches the stored entries of its SparseMat

@@ -166,7 +166,7 @@ void addReductionFunctions(std::vector<LibraryFunction>& out) {
     f.ompReduction = omp;
     out.push_back(f);
   };
-  static const FoldRule kSumFold{"add", 0, false}, kAnyFold{"bitwise_or", 0, true, ScalarKind::Int64},
+  static const FoldRule kSumFold{"add", 0, false, std::nullopt, 8192}, kAnyFold{"bitwise_or", 0, true, ScalarKind::Int64},
       kAllFold{"bitwise_and", 1, true, ScalarKind::Int64};
   reduction("sum", {"a", "axis", "keepdims"}, "numpy.sum", reductionType, emitReduction);
   out.back().fold = &kSumFold;

@@ -215,3 +215,20 @@ def test_filtered_where_loops(build, opt):
     # not compare arguments after an exception).
     _, args = same(comp.filter_int_power, ref.filter_int_power, np.array([0, 1, -2]), np.zeros(3))
     assert not args[1].any(), args[1]
+
+
+def test_windowed_float_sums(build, opt):
+    """Float sums of trees equal NumPy's bit for bit: windows of 8192
+    elements in C order, rows straddling windows, the last window partial."""
+    comp, ref = build("optimizer", opt)
+    for n in (0, 1, 7, 8191, 8192, 8193, 3 * 8192 + 5, 100003):
+        a, b = normal(n), normal(n)
+        same(comp.window_dot, ref.window_dot, a, b)
+    same(comp.window_dot, ref.window_dot, normal(20000)[::2], normal(10000))  # strided: the general loop
+    same(comp.window_dot, ref.window_dot, normal(5), normal(4))  # ValueError
+    for shape in ((0, 4), (4, 0), (1, 1), (500, 500), (3, 8192), (7, 9001), (9001, 7), (2, 3)):
+        same(comp.window_sq_dev, ref.window_sq_dev, normal(*shape), normal(shape[1]))
+    same(comp.window_sq_dev, ref.window_sq_dev, normal(300, 40).T, normal(300))  # transposed operand
+    same(comp.window_sq_dev, ref.window_sq_dev, normal(30, 40), normal(1))  # size-1 broadcasting
+    for shape in ((2, 3, 4), (5, 100, 70), (0, 2, 2), (1, 1, 9000), (3, 4097, 2)):
+        same(comp.window_cube, ref.window_cube, normal(*shape).astype(np.float32), np.float32(0.5))

@@ -75,7 +75,8 @@ R pairwise_sum(const T* a, int64_t n, int64_t s) {
 }
 
 /// NumPy's iterator buffer size: float reductions are summed pairwise in
-/// windows of this many elements.
+/// windows of this many elements (sum's FoldRule::window in
+/// stdlib/Reductions.cpp, which fusion reproduces).
 inline constexpr int64_t kReduceBuffer = 8192;
 
 // Large reductions run on all threads (pydd/parallel.h) in ways that give
