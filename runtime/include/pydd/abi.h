@@ -174,28 +174,36 @@ struct RawTraits<Array<T, N>> {
   }
 };
 
+/// A SparseMat argument adopts the caller's CSR arrays (checked as SciPy
+/// checks them); a result hands its arrays over. Not inline: the common
+/// element types are compiled once into the runtime library
+/// (pydd/instances.h), since inlined into each function's thunk they made
+/// g++ spend 0.15 s per thunk.
+template <class T>
+SparseMat<T> sparse_from_raw(const RawSparse& raw) {
+  if (raw.index_bits == 32)
+    return SparseMat<T>::from_csr(raw.nrows, raw.ncols, abi::get<Array<int32_t, 1>>(&raw.indptr),
+                                  abi::get<Array<int32_t, 1>>(&raw.indices), abi::get<Array<T, 1>>(&raw.data));
+  return SparseMat<T>::from_csr(raw.nrows, raw.ncols, abi::get<Array<int64_t, 1>>(&raw.indptr),
+                                abi::get<Array<int64_t, 1>>(&raw.indices), abi::get<Array<T, 1>>(&raw.data));
+}
+template <class T>
+void sparse_to_raw(RawSparse& raw, const SparseMat<T>& s) {
+  raw = RawSparse{};
+  raw.nrows = s.rows();
+  raw.ncols = s.cols();
+  raw.index_bits = 64;
+  // Each put takes its own reference; the caller releases all three.
+  abi::put<Array<int64_t, 1>>(&raw.indptr, s.indptr());
+  abi::put<Array<int64_t, 1>>(&raw.indices, s.indices());
+  abi::put<Array<T, 1>>(&raw.data, s.data());
+}
+
 template <class T>
 struct RawTraits<SparseMat<T>> {
   static constexpr size_t size = sizeof(RawSparse);
-  static SparseMat<T> get(const void* p) {
-    const auto& raw = *static_cast<const RawSparse*>(p);
-    if (raw.index_bits == 32)
-      return SparseMat<T>::from_csr(raw.nrows, raw.ncols, abi::get<Array<int32_t, 1>>(&raw.indptr),
-                                    abi::get<Array<int32_t, 1>>(&raw.indices), abi::get<Array<T, 1>>(&raw.data));
-    return SparseMat<T>::from_csr(raw.nrows, raw.ncols, abi::get<Array<int64_t, 1>>(&raw.indptr),
-                                  abi::get<Array<int64_t, 1>>(&raw.indices), abi::get<Array<T, 1>>(&raw.data));
-  }
-  static void put(void* p, const SparseMat<T>& s) {
-    auto& raw = *static_cast<RawSparse*>(p);
-    raw = RawSparse{};
-    raw.nrows = s.rows();
-    raw.ncols = s.cols();
-    raw.index_bits = 64;
-    // Each put takes its own reference; the caller releases all three.
-    abi::put<Array<int64_t, 1>>(&raw.indptr, s.indptr());
-    abi::put<Array<int64_t, 1>>(&raw.indices, s.indices());
-    abi::put<Array<T, 1>>(&raw.data, s.data());
-  }
+  static SparseMat<T> get(const void* p) { return sparse_from_raw<T>(*static_cast<const RawSparse*>(p)); }
+  static void put(void* p, const SparseMat<T>& s) { sparse_to_raw<T>(*static_cast<RawSparse*>(p), s); }
 };
 
 /// calloc'd storage for n raw items (null for none); zeroed, so that a

@@ -12,8 +12,10 @@
 
 #include <cstdint>
 
+#include "pydd/abi.h"
 #include "pydd/linalg.h"
 #include "pydd/reduce.h"
+#include "pydd/sparse.h"
 
 // PYDD_INSTANCE(declaration) is `extern template declaration;` here and
 // `template declaration;` in runtime/src/instances_*.cpp.
@@ -63,11 +65,26 @@
   PYDD_PRODUCTS_OF(float)     \
   PYDD_PRODUCTS_OF(double)
 
+/// A SparseMat's release and its crossing of the Python boundary, for the
+/// element types SciPy matrices usually have.
+#define PYDD_SPARSE_OF(T)                                                        \
+  PYDD_INSTANCE(void detail::destroy_store<T>(detail::SparseStore<T>*))         \
+  PYDD_INSTANCE(SparseMat<T> abi::sparse_from_raw<T>(const abi::RawSparse&))    \
+  PYDD_INSTANCE(void abi::sparse_to_raw<T>(abi::RawSparse&, const SparseMat<T>&))
+
+#define PYDD_SPARSE_INSTANCES \
+  PYDD_SPARSE_OF(bool)        \
+  PYDD_SPARSE_OF(int32_t)     \
+  PYDD_SPARSE_OF(int64_t)     \
+  PYDD_SPARSE_OF(float)       \
+  PYDD_SPARSE_OF(double)
+
 #ifndef PYDD_DEFINE_INSTANCES
 namespace pydd {
 #define PYDD_INSTANCE(...) extern template __VA_ARGS__;
 PYDD_REDUCTION_INSTANCES
 PYDD_LINALG_INSTANCES
+PYDD_SPARSE_INSTANCES
 #undef PYDD_INSTANCE
 }  // namespace pydd
 #endif

@@ -222,6 +222,16 @@ template <class T>
 SparseMat<T> sp_make(int64_t nrows, int64_t ncols, Array<int64_t, 1> indptr, Array<int64_t, 1> cols,
                      Array<T, 1> vals, int64_t nnz);
 
+/// Frees a store whose last reference is gone. Not inline: the common
+/// element types are compiled once into the runtime library
+/// (pydd/instances.h), because seven array releases inlined into every
+/// SparseMat destructor cost g++ about 3 KB of code to optimize in each
+/// function that holds a matrix.
+template <class T>
+void destroy_store(SparseStore<T>* s) {
+  delete s;
+}
+
 }  // namespace detail
 
 template <class T>
@@ -238,7 +248,7 @@ class SparseMat {
     return *this;
   }
   ~SparseMat() {
-    if (s_ && s_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete s_;
+    if (s_ && s_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) detail::destroy_store(s_);
   }
 
   /// An all-zero nrows x ncols matrix (empty_spm).
