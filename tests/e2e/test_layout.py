@@ -124,3 +124,19 @@ def test_shape_errors_keep_the_message(reference, build):
     assert "spmm_dense: dimension mismatch (5, 41) and (40, 30)" in messages[1]
     with pytest.raises(ValueError):
         reference("layout").dense_sparse(S, D, 2)
+
+
+def test_ascontiguousarray(kern):
+    """NumPy's: the array itself when it is C-contiguous (a write through
+    the result is a write to it), else a C-contiguous copy."""
+    a = np.arange(12.0).reshape(3, 4)
+    for x in (a, a.T, a[:, ::2], np.asfortranarray(a)):
+        got = check(*kern("contiguous_copy"), x.copy() if x is a else x)
+        assert got.flags.c_contiguous
+    comp = kern("contiguous_copy")[0]
+    c = a.copy()
+    comp(c)
+    assert c[0, 0] == -1.0  # the same buffer
+    f = np.asfortranarray(a)
+    comp(f)
+    assert f[0, 0] == 0.0  # a copy
