@@ -36,7 +36,7 @@ const std::vector<PassInfo>& registry() {
       // computed densely once, where sampling computes only nnz entries.
       {"sample", "sampled fusion of dense operands of sparse products", 2, sampleSparseProducts},
       // After sampling, which makes the sampled products whose operands it
-      // copies, and before LICM, which hoists the copies of invariant ones.
+      // copies once per loop.
       {"layout", "layout conversions of sparse products' dense operands", 2, exposeSparseLayouts},
       // LICM runs before fusion, so that a whole-array operation that is
       // invariant leaves the loop before fusion makes it a loop nest of its

@@ -135,9 +135,8 @@ struct LibraryFunction {
   bool keepsSparseStructure = false;
   /// Bit i: the function reads the rows of 2-D argument i contiguously,
   /// copying a strided one on every call; bit 16 + i: its columns. The
-  /// sparse layout pass (opt/SparseLayout.h) makes such a copy of an
-  /// argument that a loop does not change an expression of its own, which
-  /// LICM then computes once.
+  /// sparse layout pass (opt/SparseLayout.h) makes the copy of an argument
+  /// that a loop does not change once, before the loop.
   uint32_t readsContiguous = 0;
   /// Dense @ sparse products: the catalog function computing the same
   /// product from the dense operand's transpose, f(a.T, S), which it reads

@@ -1401,9 +1401,9 @@ Array<detail::sp_result_t<R, T, U>, 2> spmm_dense(const Array<U, 2>& D, const Sp
 
 /// spmm_dense_t(Dt, S): spmm_dense(D, S) given Dt = D.T, whose rows it
 /// reads (a contiguous Dt is not copied): what the sparse layout pass
-/// (opt/SparseLayout.h) calls with `ascontiguousarray(D.T)`, which LICM
-/// computes once before a loop when D is invariant. The result, its
-/// additions' order and the errors (with D's shape) are spmm_dense's.
+/// (opt/SparseLayout.h) calls with `ascontiguousarray(D.T)` made once
+/// before a loop that does not change D. The result, its additions' order
+/// and the errors (with D's shape) are spmm_dense's.
 template <class R = void, class U, class T>
 Array<detail::sp_result_t<R, T, U>, 2> spmm_dense_t(const Array<U, 2>& Dt, const SparseMat<T>& S) {
   using Out = detail::sp_result_t<R, T, U>;
