@@ -14,6 +14,7 @@
 #include "opt/ForwardSubst.h"
 #include "opt/Fuse.h"
 #include "opt/SampledFusion.h"
+#include "opt/SparseLayout.h"
 #include "opt/LICM.h"
 
 namespace pydd {
@@ -38,6 +39,9 @@ const std::vector<PassInfo>& registry() {
       // Sampling comes first: a product that LICM hoisted whole would be
       // computed densely once, where sampling computes only nnz entries.
       {"sample", "sampled fusion of dense operands of sparse products", 2, sampleSparseProducts},
+      // After sampling, which makes the sampled products whose operands it
+      // copies once per loop.
+      {"layout", "layout conversions of sparse products' dense operands", 2, exposeSparseLayouts},
       // LICM runs before fusion, so that a whole-array operation that is
       // invariant leaves the loop before fusion makes it a loop nest of its
       // own, and again after it, for the extents and the run-time tests

@@ -100,6 +100,13 @@ Type copyType(const Call& c, TypeRuleError& err) {
 }
 std::string emitCopy(const Call&, llvm::ArrayRef<std::string> args) { return "pydd::copy(" + args[0] + ")"; }
 
+/// ascontiguousarray(a): a, or a C-contiguous copy of it.
+Type asContiguousType(const Call& c, TypeRuleError& err) {
+  const Type& a = arg(c, 0)->type;
+  if (!a.isArray()) return fail(err, 0, "ascontiguousarray() expects an array, got " + a.str());
+  return a;
+}
+
 /// arange(stop), arange(start, stop[, step]): int64 for integers, float64
 /// as soon as one bound is a float, or the dtype given.
 Type arangeType(const Call& c, TypeRuleError& err) {
@@ -273,6 +280,13 @@ void addAllocationFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("empty_like", C::Allocation, {"a", "dtype"}, 1, "numpy.empty_like", likeType, emitLike<kEmpty>));
   out.push_back(entry("copy", C::Allocation, {"a"}, 1, "numpy.copy", copyType, emitCopy));
   out.back().returnsNew = true;
+  // The argument itself when it is C-contiguous: a view for aliasing.
+  LibraryFunction contiguous = entry("ascontiguousarray", C::Allocation, {"a"}, 1, "numpy.ascontiguousarray",
+                                     asContiguousType, [](const Call&, llvm::ArrayRef<std::string> args) {
+                                       return "pydd::ascontiguousarray(" + args[0] + ")";
+                                     });
+  contiguous.returnsView = true;
+  out.push_back(contiguous);
   out.push_back(entry("shape_from_list", C::Query, {"l", "ndim"}, 2, "tuple(l), checked to have ndim entries",
                       shapeFromListType, emitShapeFromList));
   out.push_back(entry("unpack", C::Query, {"a", "n"}, 2, "tuple(a), checked to have n elements", unpackType, emitUnpack));
@@ -307,7 +321,7 @@ void addAllocationFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("broadcast_shapes_for", C::Query, {"op", "*"}, 1, "pydd.broadcast_shapes_for",
                       broadcastShapesType, emitBroadcastShapes));
   // Generic over the element type: complex numbers too.
-  acceptComplex(out, {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "copy", "shape_from_list", "fill", "shape", "ndim", "size", "may_share_memory", "dtype", "broadcast_to", "broadcast_shapes_for"});
+  acceptComplex(out, {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "copy", "ascontiguousarray", "shape_from_list", "fill", "shape", "ndim", "size", "may_share_memory", "dtype", "broadcast_to", "broadcast_shapes_for"});
 }
 
 }  // namespace pydd::catalog

@@ -143,6 +143,15 @@ struct LibraryFunction {
   /// SparseMat's structure (SciPy's multiply): the dense operand is needed
   /// only at the stored positions, which sampled fusion computes alone.
   bool keepsSparseStructure = false;
+  /// Bit i: the function reads the rows of 2-D argument i contiguously,
+  /// copying a strided one on every call; bit 16 + i: its columns. The
+  /// sparse layout pass (opt/SparseLayout.h) makes the copy of an argument
+  /// that a loop does not change once, before the loop.
+  uint32_t readsContiguous = 0;
+  /// Dense @ sparse products: the catalog function computing the same
+  /// product from the dense operand's transpose, f(a.T, S), which it reads
+  /// row by row (the product itself transposes a on every call).
+  const char* transposedForm = nullptr;
   /// Sparse functions: how they read their SparseMat operands.
   SparseAccess sparseAccess = SparseAccess::None;
   /// A loop's iterable only (`for j, v in S.row(i)`): yields each entry it

@@ -117,6 +117,14 @@ Type sampledMatmulType(const Call& c, TypeRuleError& err) {
   return Type::array(c.args[1]->type.elem(), 1);
 }
 
+/// spmm_dense_t(Dt, S): spmm_dense(Dt.T, S).
+Type spmmDenseTType(const Call& c, TypeRuleError& err) {
+  const Type& d = c.args[0]->type;
+  if (!d.isArray() || d.rank() != 2) return fail(err, 0, "spmm_dense_t() needs a dense 2-D array, got " + d.str());
+  if (expectSparse(c, 1, err).isUnknown()) return Type();
+  return Type::array(combined(c), 2);
+}
+
 /// masked_spmm(M, a, b, mask_first): spm_mul(M, a @ b), computed at M's entries.
 Type maskedSpmmType(const Call& c, TypeRuleError& err) {
   Type m = expectSparse(c, 0, err);
@@ -296,6 +304,7 @@ void addSparseFunctions(std::vector<LibraryFunction>& out) {
                       sampledMatmulType,
                       [](const Call&, llvm::ArrayRef<std::string> args) { return callText("pydd::sampled_matmul", args); }));
   access(SparseAccess::NonZeros);
+  out.back().readsContiguous = 1u << 1 | 1u << (16 + 2);  // a's rows, b's columns
   out.push_back(entry("masked_spmm", C::Sparse, {"M", "a", "b", "mask_first"}, 4,
                       "M.multiply(a @ b) (or (a @ b).multiply(M)), computed at M's entries", maskedSpmmType,
                       [](const Call&, llvm::ArrayRef<std::string> args) { return callText("pydd::masked_spmm", args); }));
@@ -322,6 +331,11 @@ void addSparseFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(spmm);
   out.push_back(entry("spmm_dense", C::Sparse, {"a", "b"}, 2, "a @ b (one dense)", spmmDenseType, emitTyped));
   access(SparseAccess::Rows);
+  out.back().transposedForm = "spmm_dense_t";  // of a dense a and a sparse b
+  out.push_back(entry("spmm_dense_t", C::Sparse, {"Dt", "S"}, 2, "Dt.T @ S (spmm_dense given the dense operand's transpose)",
+                      spmmDenseTType, emitTyped));
+  access(SparseAccess::Rows);
+  out.back().readsContiguous = 1u << 0;  // Dt's rows
   out.push_back(entry("row", C::Sparse, {"S", "i"}, 2, "zip(S.indices[p:q], S.data[p:q])", rowType, emitIterationOnly));
   access(SparseAccess::Rows);
   out.back().yieldsEntries = true;

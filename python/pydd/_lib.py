@@ -272,6 +272,11 @@ def empty_like(a, dtype=None):
     return _like(np.empty_like, a, dtype)
 
 
+def ascontiguousarray(a):
+    """Array ``a`` itself when it is C-contiguous, else a C-contiguous copy."""
+    return np.ascontiguousarray(a)
+
+
 def copy(a):
     """A new C-contiguous copy of array ``a`` (a list or dict: a shallow copy)."""
     if isinstance(a, np.ndarray):
@@ -1087,6 +1092,13 @@ def sampled_matmul(S, a, b):
     return np.einsum("ij,ji->i", a[rows, :], b[:, S.indices[:n]])
 
 
+def spmm_dense_t(Dt, S):
+    """``Dt.T @ S``: ``spmm_dense(D, S)`` given ``D.T`` (what the compiled
+    code's sparse layout pass calls, with ``D.T`` made contiguous once)."""
+    _need_rank("spmm_dense_t", Dt, 2)
+    return spmm_dense(np.transpose(Dt), S)
+
+
 def masked_spmm(M, a, b, mask_first):
     """``spm_mul(M, spmm(a, b))`` (``spm_mul(spmm(a, b), M)`` when
     ``mask_first`` is false): the compiled code computes only the entries of
@@ -1384,7 +1396,7 @@ __all__ = [
     "int8", "int16", "uint8", "uint16", "uint32", "uint64",
     "real", "imag", "conj", "conjugate", "angle", "complex_parts", "astype",
     "Array", "List", "Dict", "Heap", "Tuple",
-    "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "copy", "arange", "fill",
+    "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "copy", "ascontiguousarray", "arange", "fill",
     "shape", "ndim", "size",
     "add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum",
     "eq", "neq", "lt", "gt", "le", "ge", "logical_and", "logical_or",
@@ -1400,7 +1412,7 @@ __all__ = [
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",
     "heapinit", "heappush", "heappop", "heappeek", "assertion_error", "broadcast_to", "broadcast_shapes_for",
     "SparseMat", "csr_to_spm", "spm_to_csr", "empty_spm", "spm_set_item", "spm_set_item_unsafe", "nnz",
-    "row", "nonzeros", "spm_with_values", "spm_map", "toarray", "sampled_matmul", "masked_spmm", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
+    "row", "nonzeros", "spm_with_values", "spm_map", "toarray", "sampled_matmul", "masked_spmm", "spmm_dense_t", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
     "spm_diags", "sparse_diags", "get_row", "get_col",
 ]
 

@@ -717,6 +717,12 @@ Array<T, N> copy(const Array<T, N>& a) {
   return astype<T>(a);
 }
 
+/// np.ascontiguousarray(a): a itself when it is C-contiguous, else a copy.
+template <class T, int N>
+Array<T, N> ascontiguousarray(const Array<T, N>& a) {
+  return a.is_contiguous() ? a : copy(a);
+}
+
 /// np.full(shape, value) with value converted to T.
 template <class T, int N, class V>
 Array<T, N> full(const int64_t (&shape)[N], V value) {

@@ -1346,6 +1346,34 @@ Array<detail::sp_result_t<R, T, U>, 2> spmm_dense(const SparseMat<T>& S, const A
   });
 }
 
+namespace detail {
+/// D @ S for m >= 4 rows of D, given the rows of D.T (t, row stride st):
+/// stored entry (l, j, v) adds D[:, l] * v to column j of the result. With
+/// D and the result transposed, that is one contiguous (vectorized) update
+/// of m elements per entry, where a loop over D's rows sweeps S once per
+/// row. Each element sees the additions of that loop in the same order.
+template <class Out, class U, class A>
+Array<Out, 2> sp_dense_sparse_t(const U* t, int64_t st, int64_t m, const A& a) {
+  const int64_t kdim = a.m, n = a.n;
+  Array<Out, 2> ot = Array<Out, 2>::zeros(std::array<int64_t, 2>{n, m});
+  Out* w = ot.data();
+  for (int64_t l = 0; l < kdim; ++l) {
+    const U* drow = t + l * st;
+    for (int64_t k = a.p[l]; k < a.p[l + 1]; ++k) {
+      const Out v = static_cast<Out>(a.v[k]);
+      Out* wrow = w + a.c[k] * m;
+      for (int64_t i = 0; i < m; ++i)
+        wrow[i] = detail::sp_add<Out>(wrow[i], detail::sp_mul<Out>(static_cast<Out>(drow[i]), v));
+    }
+  }
+  Array<Out, 2> out = Array<Out, 2>::empty(std::array<int64_t, 2>{m, n});
+  Out* o = out.data();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) o[i * n + j] = w[j * m + i];
+  return out;
+}
+}  // namespace detail
+
 /// spmm_dense(D, S): dense 2-D @ sparse -> dense.
 template <class R = void, class U, class T>
 Array<detail::sp_result_t<R, T, U>, 2> spmm_dense(const Array<U, 2>& D, const SparseMat<T>& S) {
@@ -1356,11 +1384,11 @@ Array<detail::sp_result_t<R, T, U>, 2> spmm_dense(const Array<U, 2>& D, const Sp
   }
   return detail::with_csr(S, [&](const auto& a) {
     const int64_t m = D.shape(0), kdim = a.m, n = a.n;
-    Array<Out, 2> out = Array<Out, 2>::zeros(std::array<int64_t, 2>{m, n});
-    Out* o = out.data();
     const U* d = D.data();
     const int64_t s0 = D.stride(0), s1 = D.stride(1);
     if (m < 4) {
+      Array<Out, 2> out = Array<Out, 2>::zeros(std::array<int64_t, 2>{m, n});
+      Out* o = out.data();
       for (int64_t i = 0; i < m; ++i) {
         Out* orow = o + i * n;
         for (int64_t l = 0; l < kdim; ++l) {
@@ -1371,27 +1399,37 @@ Array<detail::sp_result_t<R, T, U>, 2> spmm_dense(const Array<U, 2>& D, const Sp
       }
       return out;
     }
-    // Stored entry (l, j, v) adds D[:, l] * v to column j of the result:
-    // with D and the result transposed, one contiguous (vectorized) update
-    // of m elements per entry, where the loop above sweeps S once per row
-    // of D. Each element sees the same additions in the same order.
+    // D.T with contiguous rows: a copy per call, which spmm_dense_t takes
+    // from its caller instead (made once before a loop).
     Array<Out, 2> dt = Array<Out, 2>::empty(std::array<int64_t, 2>{kdim, m});
-    Array<Out, 2> ot = Array<Out, 2>::zeros(std::array<int64_t, 2>{n, m});
     Out* t = dt.data();
     for (int64_t i = 0; i < m; ++i)
       for (int64_t l = 0; l < kdim; ++l) t[l * m + i] = static_cast<Out>(d[i * s0 + l * s1]);
-    Out* w = ot.data();
-    for (int64_t l = 0; l < kdim; ++l) {
-      const Out* drow = t + l * m;
-      for (int64_t k = a.p[l]; k < a.p[l + 1]; ++k) {
-        const Out v = static_cast<Out>(a.v[k]);
-        Out* wrow = w + a.c[k] * m;
-        for (int64_t i = 0; i < m; ++i) wrow[i] = detail::sp_add<Out>(wrow[i], detail::sp_mul<Out>(drow[i], v));
-      }
-    }
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) o[i * n + j] = w[j * m + i];
-    return out;
+    return detail::sp_dense_sparse_t<Out>(t, m, m, a);
+  });
+}
+
+/// spmm_dense_t(Dt, S): spmm_dense(D, S) given Dt = D.T, whose rows it
+/// reads (a contiguous Dt is not copied): what the sparse layout pass
+/// (opt/SparseLayout.h) calls with `ascontiguousarray(D.T)` made once
+/// before a loop that does not change D. The result, its additions' order
+/// and the errors (with D's shape) are spmm_dense's.
+template <class R = void, class U, class T>
+Array<detail::sp_result_t<R, T, U>, 2> spmm_dense_t(const Array<U, 2>& Dt, const SparseMat<T>& S) {
+  using Out = detail::sp_result_t<R, T, U>;
+  if (Dt.shape(1) < 4) {  // spmm_dense reads so few rows of D in place
+    const int64_t shape[2] = {Dt.shape(1), Dt.shape(0)}, strides[2] = {Dt.stride(1), Dt.stride(0)};
+    return spmm_dense<R>(Dt.template alias<2>(Dt.data(), shape, strides), S);
+  }
+  if (Dt.shape(0) != S.rows()) {
+    const int64_t ds[2] = {Dt.shape(1), Dt.shape(0)}, ss[2] = {S.rows(), S.cols()};
+    detail::sp_shape_error("spmm_dense", "dimension mismatch", ds, 2, ss, 2);
+  }
+  return detail::with_csr(S, [&](const auto& a) {
+    const U* t;
+    int64_t st;
+    const Array<U, 2> rows = detail::sp_rows(Dt, false, &t, &st);
+    return detail::sp_dense_sparse_t<Out>(t, st, Dt.shape(1), a);
   });
 }
 
