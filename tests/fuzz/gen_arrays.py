@@ -12,7 +12,8 @@ row and reversed views, stores into views (`X[i] = ...`, `v[:] = ...`),
 in-place updates (`v += ...`, `X[i] += ...`), aliasing between operands and
 destination (`u = v` then `u += v`, `a[1:] = a[:-1] + 1.0`, `X[i] = X[j] * 2.0`),
 reductions (`sum`, `max`, `mean`, `any`, `all`; sums along the rows of a named
-intermediate that the next statement reads) and loops with early exits around them.
+intermediate that the next statement reads), loops over `where(c)`'s indices
+(some writing what `c` reads) and loops with early exits around them.
 Shapes mostly agree by construction; a few operations use shapes that do
 not broadcast, so that both sides must raise the same ValueError.
 
@@ -172,6 +173,8 @@ class Gen:
             self.scalars.append(name)
             if self.chance(0.3):
                 self.matrices.append(d)  # read again later: not substituted
+        elif c < 0.9 and self.chance(0.4):
+            self.where_loop()
         elif c < 0.9:
             red = r.choice(("sum({})", "({}).max()", "({}).min()", "({}).mean()",
                             "float64(({}).any())", "float64(all(({}) > 0.0))"))
@@ -187,6 +190,35 @@ class Gen:
                 self.depth += 1
                 self.emit(r.choice(("break", "continue")))
                 self.depth -= 1
+
+    def where_loop(self):
+        """A loop over where(c)'s indices (the filter pass), sometimes with a
+        statement between, or a body that writes what c reads."""
+        r = self.r
+        shape = r.choice(("vec", "row")) if self.rows else "vec"
+        pool = self.vectors if shape == "vec" else self.rows + ["X[0]"]
+        # Mostly one array (what the pass rewrites), sometimes a tree of several.
+        cond = r.choice(pool) if self.chance(0.6) else self.tree(shape, 1)
+        cond = r.choice((f"{cond} > {r.choice(('0.0', '0.5', '-0.25'))}", cond, f"abs({cond}) < 1.0",
+                         f"({cond} - 0.5) * ({cond} + 0.5) < 0.0"))
+        idx, j = self.fresh("w"), self.fresh("j")
+        self.emit(f"{idx} = where({cond})")
+        if self.chance(0.2):
+            target = r.choice(pool)
+            self.emit(f"{target}[0] = {target}[-1] * 0.5")
+        self.emit(f"for {j} in {idx}:")
+        self.depth += 1
+        read = r.choice(pool)
+        self.emit(f"s = s + {read}[{j}] * 0.5")
+        if self.chance(0.25):
+            target = r.choice(pool)
+            self.emit(f"{target}[{j}] = {target}[{j}] * 0.5 + 1.0")
+        if self.chance(0.3):
+            self.emit(f"if s > {r.choice(('10.0', '100.0'))}:")
+            self.depth += 1
+            self.emit("break")
+            self.depth -= 1
+        self.depth -= 1
 
     def loop(self):
         trips = self.r.randint(0, 4)
