@@ -58,12 +58,9 @@ class Fuser {
     TypeRuleError err;
     if (cast<Call>(*probe).library->resultType(cast<Call>(*probe), err) != result || !err.message.empty()) return giveBack();
 
-    collectOperands(tree);
-    bool widest = false;
-    for (auto& o : Operands) widest = widest || o.rank == ResultRank;
-    if (!widest) return giveBack();
-    std::vector<std::string> dimVars = resultExtents();
-    ExprPtr guard = elementwiseGuard(dimVars);
+    std::vector<std::string> dimVars;
+    ExprPtr guard;
+    if (!reductionLoop(tree, dimVars, guard)) return giveBack();
 
     std::string acc = temp("acc", result);
     std::vector<std::string> loopVars;
@@ -109,12 +106,9 @@ class Fuser {
     if (!typesPerElement(*tree) || call.type != elem || !elem.isFloat() || elem.isComplex()) return giveBack();
     ResultRank = tree->type.rank();
     if (ResultRank > 3) return giveBack();
-    collectOperands(tree);
-    bool widest = false;
-    for (auto& o : Operands) widest = widest || o.rank == ResultRank;
-    if (!widest) return giveBack();
-    std::vector<std::string> dimVars = resultExtents();
-    ExprPtr guard = elementwiseGuard(dimVars);
+    std::vector<std::string> dimVars;
+    ExprPtr guard;
+    if (!reductionLoop(tree, dimVars, guard)) return giveBack();
 
     const Type i64 = Type::int64(), bufType = Type::array(elem.elem(), 1);
     auto iv = [&](const std::string& n) { return var(n, i64); };
@@ -196,6 +190,20 @@ class Fuser {
     return guardedReduction(a, call, *tree, std::move(guard), std::move(fused));
   }
 
+  /// For a reduction of `tree` (ResultRank set): collects its operands and,
+  /// when one has the tree's rank (else false), the extents of the loop
+  /// nest over its elements and the run-time test that the nest computes
+  /// what broadcasting would.
+  bool reductionLoop(ExprPtr& tree, std::vector<std::string>& dimVars, ExprPtr& guard) {
+    collectOperands(tree);
+    bool widest = false;
+    for (auto& o : Operands) widest = widest || o.rank == ResultRank;
+    if (!widest) return false;
+    dimVars = resultExtents();
+    guard = elementwiseGuard(dimVars);
+    return true;
+  }
+
   /// `v = R(E)` as `fused` when `guard` holds, else the general loop
   /// computing E (the tree taken out of `call`), which R then reduces; after
   /// the operands evaluated before both.
@@ -229,12 +237,9 @@ class Fuser {
     };
     if (!typesPerElement(*tree) || tree->type.rank() != 2) return giveBack();
     ResultRank = 2;
-    collectOperands(tree);
-    bool widest = false;
-    for (auto& o : Operands) widest = widest || o.rank == ResultRank;
-    if (!widest) return giveBack();
-    std::vector<std::string> dimVars = resultExtents();
-    ExprPtr guard = elementwiseGuard(dimVars);
+    std::vector<std::string> dimVars;
+    ExprPtr guard;
+    if (!reductionLoop(tree, dimVars, guard)) return giveBack();
 
     const Type resultType = call.type, rowType = Type::array(tree->type.elem(), 1);
     std::string result = temp("r", resultType), row = temp("row", rowType);

@@ -266,11 +266,7 @@ class LICM : public StmtMutator {
       out.push_back(std::move(s));
       return out;
     }
-    // if <the loop runs>: <hoisted>; <loop>  (the loop would not run otherwise)
-    SourceLoc loc = s->loc;
-    std::vector<StmtPtr> then = std::move(hoister.guarded);
-    then.push_back(std::move(s));
-    out.push_back(build::ifThen(loc, std::move(hoister.Guard), std::move(then)));
+    appendGuardedLoop(out, std::move(hoister.Guard), std::move(hoister.guarded), std::move(s));
     ++Ctx.stats["licm: loops guarded"];
     return out;
   }

@@ -62,4 +62,15 @@ ExprPtr loopEntryTest(const Stmt& loop, bool boundsCheck) {
   return cloneExpr(*w.cond);
 }
 
+void appendGuardedLoop(std::vector<StmtPtr>& out, ExprPtr entryTest, std::vector<StmtPtr> hoisted, StmtPtr loop) {
+  if (!entryTest) {
+    for (auto& h : hoisted) out.push_back(std::move(h));
+    out.push_back(std::move(loop));
+    return;
+  }
+  SourceLoc loc = loop->loc;
+  hoisted.push_back(std::move(loop));
+  out.push_back(build::ifThen(loc, std::move(entryTest), std::move(hoisted)));
+}
+
 }  // namespace pydd

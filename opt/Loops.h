@@ -3,6 +3,8 @@
 // test that a loop runs at least once.
 #pragma once
 
+#include <vector>
+
 #include "ir/IR.h"
 
 namespace pydd {
@@ -23,5 +25,10 @@ ExprPtr shapeQuery(SourceLoc loc, ExprPtr array, int axis);
 /// literal step, `shape(a, 0) > 0` over an array variable's elements, the
 /// condition of a `while`. Null when there is none.
 ExprPtr loopEntryTest(const Stmt& loop, bool boundsCheck);
+
+/// Appends `hoisted` then `loop` to `out`, both under `entryTest` (`if <the
+/// loop runs>: <hoisted>; <loop>`) when there is one: what was taken out of
+/// a loop that may run zero times runs only when the loop would.
+void appendGuardedLoop(std::vector<StmtPtr>& out, ExprPtr entryTest, std::vector<StmtPtr> hoisted, StmtPtr loop);
 
 }  // namespace pydd

@@ -191,15 +191,7 @@ class LoopWalker : public StmtMutator {
     // The copies never raise, but need not be made for a loop that does
     // not run: behind the loop's entry test when it has one.
     ExprPtr guard = loopEntryTest(*s, Ctx.options.boundsCheck);
-    SourceLoc loc = s->loc;
-    std::vector<StmtPtr> stmts = std::move(layouts.hoisted);
-    if (!guard) {
-      for (auto& h : stmts) out.push_back(std::move(h));
-      out.push_back(std::move(s));
-      return out;
-    }
-    stmts.push_back(std::move(s));
-    out.push_back(build::ifThen(loc, std::move(guard), std::move(stmts)));
+    appendGuardedLoop(out, std::move(guard), std::move(layouts.hoisted), std::move(s));
     return out;
   }
 
