@@ -114,7 +114,9 @@ class Kernel:
         out.mkdir(parents=True)
         exe = pydd.find_pyddc()
         _, translate = _timed(lambda: _run([exe, src, "--emit=cpp", f"-O{opt}", *extra], "pyddc --emit=cpp"))
-        module, build = _timed(lambda: pydd.compile(src, out_dir=out, opt=opt, extra_args=extra))
+        # --no-cache: a build time, not a lookup in pyddc's cache (which an
+        # earlier run or bench/ablation.py may have filled).
+        module, build = _timed(lambda: pydd.compile(src, out_dir=out, opt=opt, extra_args=[*extra, "--no-cache"]))
         self.compile_stats[version] = {"translate_s": translate, "build_s": build}
         return module
 
