@@ -484,7 +484,8 @@ class FunctionEmitter {
       case StmtKind::While: {
         auto& w = static_cast<const While&>(s);
         line(depth, "while (" + expr(*w.cond) + ") {");
-        if (Opts.interruptChecks) line(depth + 1, "pydd::check_interrupt();");
+        // In a parallel nest only where its exceptions are caught.
+        if (Opts.interruptChecks && (!InIndependentLoop || InGuardedNest)) line(depth + 1, "pydd::check_interrupt();");
         block(*w.body, depth + 1);
         line(depth, "}");
         return;
@@ -686,7 +687,9 @@ class FunctionEmitter {
   /// `if` clause). It writes disjoint elements, so the result is the
   /// sequential loop's, bit for bit. Not in a parallel region already (a
   /// pfor body, a function with tasks), and without Ctrl-C checks inside
-  /// (they would throw out of the region).
+  /// (they would throw out of the region). Arrays the body assigns are each
+  /// thread's own; their allocation's MemoryError is caught in the region
+  /// and raised after it.
   bool independentLoop(const For& f, int depth) {
     auto* step = dyn_cast<IntLit>(f.step.get());
     // Fusion makes the nest raise nothing (element-wise functors follow
@@ -700,7 +703,7 @@ class FunctionEmitter {
     if (!containsLoop(*f.body)) return false;
     // The nest's loop variables are its only assignments (private); its
     // element count is the product of the perfectly nested trip counts.
-    std::vector<std::string> loopVars = {f.var};
+    std::vector<std::string> loopVars = {f.var}, arrays;
     std::set<std::string> assigned = assignedVars(*f.body);
     std::string work;
     for (const For* l = &f;;) {
@@ -709,30 +712,46 @@ class FunctionEmitter {
       if (!inner || !inner->isRange) break;
       l = inner;
     }
+    if (f.elementsPerIteration) work += " * uint64_t(" + std::to_string(f.elementsPerIteration) + ")";
     for (auto& v : assigned) {
       const Type* t = F.lookup(v);
-      if (!t || !t->isScalar()) return false;
-      loopVars.push_back(v);
+      if (!t || !(t->isScalar() || t->isArray())) return false;
+      (t->isScalar() ? loopVars : arrays).push_back(v);
     }
     // The nest is a lambda over a part [lo, hi) of the outer range, with its
     // own loop variables (each thread's), run whole or split among threads.
-    std::string start = temp("start"), stop = temp("stop"), nest = temp("nest"), lo = temp("lo"), hi = temp("hi");
+    std::string start = temp("start"), stop = temp("stop"), nest = temp("nest"), lo = temp("lo"), hi = temp("hi"),
+                error = temp("error");
     line(depth, "{");
     line(depth + 1, "const int64_t " + start + " = " + expr(*f.start) + ";");
     line(depth + 1, "const int64_t " + stop + " = " + expr(*f.stop) + ";");
+    if (!arrays.empty()) line(depth + 1, "pydd::FirstError " + error + ";");
     // Out of line: called in two places, it would otherwise be inlined (and
     // optimized) twice, which made array-heavy kernels build 1.2x slower
     // (bench/compile_time.py).
     line(depth + 1, "const auto " + nest + " = [&](int64_t " + lo + ", int64_t " + hi + ") __attribute__((noinline)) {");
     for (auto& v : loopVars) line(depth + 2, cxxType(*F.lookup(v)) + " " + var(v) + "{};");
+    // Each array (and its view, shadowing the function's) is the thread's own.
+    for (auto& v : arrays) {
+      line(depth + 2, cxxType(*F.lookup(v)) + " " + var(v) + "{};");
+      if (Views.count(v)) line(depth + 2, "[[maybe_unused]] auto " + Views[v] + " = " + var(v) + ".view();");
+    }
+    int d = depth + 2;
+    if (!arrays.empty()) {
+      line(d, "if (" + error + ".failed()) return;");
+      line(d++, "try {");
+    }
     InParallelRegion = InIndependentLoop = true;
+    InGuardedNest = !arrays.empty();
     RangeOverride = {lo, hi};
-    forLoop(f, depth + 2);
-    InParallelRegion = InIndependentLoop = false;
+    forLoop(f, d);
+    InParallelRegion = InIndependentLoop = InGuardedNest = false;
+    if (!arrays.empty()) line(d - 1, "} catch (...) { " + error + ".capture(); }");
     line(depth + 1, "};");
     line(depth + 1, "if (" + start + " < " + stop + " && " + work + " >= pydd::kParallelElements) pydd::parallel_range(" +
                         start + ", " + stop + ", " + nest + ");");
     line(depth + 1, "else " + nest + "(" + start + ", " + stop + ");");
+    if (!arrays.empty()) line(depth + 1, error + ".rethrow();");
     line(depth, "}");
     return true;
   }
@@ -1115,6 +1134,7 @@ class FunctionEmitter {
     bool Saved;
   };
   bool InIndependentLoop = false;    // inside a fused loop run on all threads: no Ctrl-C checks
+  bool InGuardedNest = false;        // ... whose exceptions are caught (a window of a fused sum): checks
   std::pair<std::string, std::string> RangeOverride;  // the next range loop's bounds, when set
   std::map<std::string, std::string> VarNames;
   /// The error slots (FirstError*) of the enclosing finish blocks, the

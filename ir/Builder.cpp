@@ -158,6 +158,7 @@ StmtPtr cloneStmt(const Stmt& s) {
       n->iterable = copyOrNull(f.iterable);
       n->parallel = f.parallel;
       n->independent = f.independent;
+      n->elementsPerIteration = f.elementsPerIteration;
       n->body = blockOrNull(f.body);
       return n;
     }

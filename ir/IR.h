@@ -263,10 +263,15 @@ struct For : Stmt {
   bool parallel = false;
   /// Set by fusion on the outer loop of an element-wise loop nest: its
   /// iterations write disjoint elements that no iteration reads, raise
-  /// nothing and assign only the nest's loop variables, so code generation
-  /// may run a large one on all threads. A hint, like If::rareElse: the
-  /// source form (the printer) shows a plain `for`.
+  /// nothing but MemoryError, and assign only scalars and arrays that each
+  /// iteration assigns before reading them (so each thread may have its
+  /// own), so code generation may run a large one on all threads. A hint,
+  /// like If::rareElse: the source form (the printer) shows a plain `for`.
   bool independent = false;
+  /// With `independent`: the elements one iteration computes when its body
+  /// is not a perfect loop nest (a window of a fused sum); code generation
+  /// weighs the loop's work by it. 0: the nest's trip counts tell.
+  int64_t elementsPerIteration = 0;
   BlockPtr body;
 };
 struct Return : Stmt {

@@ -80,8 +80,9 @@ class AllocHoist : public StmtMutator {
   std::vector<StmtPtr> mutateStmt(StmtPtr s) override {
     mutateChildren(*s);  // inner loops first
     std::vector<StmtPtr> out;
-    // Not out of a pfor: its iterations run at once, each needs its own array.
-    bool parallel = s->kind == StmtKind::For && cast<For>(*s).parallel;
+    // Not out of a pfor or a fused nest that may run on all threads: their
+    // iterations run at once, each needs its own array.
+    bool parallel = s->kind == StmtKind::For && (cast<For>(*s).parallel || cast<For>(*s).independent);
     if ((s->kind == StmtKind::For || s->kind == StmtKind::While) && !parallel && !mayCopyReferences(*s) &&
         !callsKernelFunctions(*s)) {
       if (ExprPtr guard = loopEntryTest(*s, Ctx.options.boundsCheck)) {

@@ -83,16 +83,21 @@ class Fuser {
   /// fold.window elements, R reduces each full (and the last) buffer and
   /// the results are added in order; the same bit for bit as computing E
   /// into an array and summing it, without E's array (the buffer stays in
-  /// cache). Each buffer is filled a row segment at a time:
+  /// cache). Each buffer is filled a row segment at a time; the windows are
+  /// independent, so a large sum computes them on all threads (each with
+  /// its own buffer) and adds their results in order afterwards:
   ///
-  ///     for w in range(windows):
+  ///     parts = empty(windows)
+  ///     for w in range(windows):                # independent
   ///         f = w * W; end = min(f + W, size); k = 0
+  ///         buf = empty(end - f)
   ///         while f < end:
   ///             (i..., j) = the position of flat index f
   ///             take = min(n_last - j, end - f); off = k - j
   ///             for jj in range(j, j + take): buf[off + jj] = E[i..., jj]
   ///             k += take; f += take
-  ///         acc = acc + R(buf[0:k])
+  ///         parts[w] = R(buf[0:k])
+  ///     for w in range(windows): acc = acc + parts[w]
   std::vector<StmtPtr> fuseWindowFold(Assign& a) {
     auto& call = cast<Call>(*a.value);
     const int64_t W = call.library->fold->window;
@@ -122,7 +127,8 @@ class Fuser {
     };
     const std::string acc = temp("acc", call.type), buf = temp("buf", bufType), size = temp("size", i64),
                       w = temp("w", i64), f = temp("f", i64), end = temp("end", i64), k = temp("k", i64),
-                      take = temp("take", i64), off = temp("off", i64);
+                      take = temp("take", i64), off = temp("off", i64), windows = temp("windows", i64),
+                      parts = temp("parts", bufType), w2 = temp("w", i64);
     std::vector<std::string> loopVars;
     for (int d = 0; d < ResultRank; ++d) loopVars.push_back(temp("i", i64));
     const std::string& jj = loopVars.back();
@@ -132,11 +138,12 @@ class Fuser {
     ExprPtr sizeValue = iv(dimVars[0]);
     for (int d = 1; d < ResultRank; ++d) sizeValue = arith(BinaryOp::Mul, std::move(sizeValue), iv(dimVars[d]));
     fused.push_back(build::assign(Loc, iv(size), std::move(sizeValue)));
-    fused.push_back(build::assign(Loc, var(acc, call.type), std::make_unique<Cast>(Loc, call.type, lit(0))));
-    fused.push_back(build::assign(Loc, var(buf, bufType),
-                                  build::libraryCall(Loc, lookupLibraryFunction("empty"), "empty",
-                                                     args(smaller(iv(size), lit(W)), std::make_unique<Cast>(Loc, elem, lit(0))),
-                                                     bufType)));
+    auto newBuffer = [&](ExprPtr length) {
+      return build::libraryCall(Loc, lookupLibraryFunction("empty"), "empty",
+                                args(std::move(length), std::make_unique<Cast>(Loc, elem, lit(0))), bufType);
+    };
+    fused.push_back(build::assign(Loc, iv(windows), arith(BinaryOp::FloorDiv, arith(BinaryOp::Add, iv(size), lit(W - 1)), lit(W))));
+    fused.push_back(build::assign(Loc, var(parts, bufType), newBuffer(iv(windows))));
 
     // The segment of the last axis at flat index f: its leading indices
     // (the innermost loop's own variable runs along it).
@@ -180,11 +187,27 @@ class Fuser {
     perWindow.push_back(build::assign(Loc, iv(f), arith(BinaryOp::Mul, iv(w), lit(W))));
     perWindow.push_back(build::assign(Loc, iv(end), smaller(arith(BinaryOp::Add, iv(f), lit(W)), iv(size))));
     perWindow.push_back(build::assign(Loc, iv(k), lit(0)));
+    // Allocated per window (each thread needs its own buffer), with a shape
+    // that varies so that neither licm nor alloc moves it out of the loop.
+    perWindow.push_back(build::assign(Loc, var(buf, bufType), newBuffer(arith(BinaryOp::Sub, iv(end), iv(f)))));
     perWindow.push_back(std::move(segments));
-    perWindow.push_back(build::assign(Loc, var(acc, call.type),
-                                      build::binary(Loc, BinaryOp::Add, var(acc, call.type), std::move(reduced), call.type)));
-    ExprPtr windows = arith(BinaryOp::FloorDiv, arith(BinaryOp::Add, iv(size), lit(W - 1)), lit(W));
-    fused.push_back(build::rangeLoop(Loc, w, lit(0), std::move(windows), std::move(perWindow)));
+    auto part = [&](const std::string& at) {
+      std::vector<ExprPtr> index;
+      index.push_back(iv(at));
+      ExprPtr p = build::index(Loc, var(parts, bufType), std::move(index), elem);
+      cast<Index>(*p).inRange = true;  // 0 <= at < windows
+      return p;
+    };
+    perWindow.push_back(build::assign(Loc, part(w), std::move(reduced)));
+    auto windowLoop = build::rangeLoop(Loc, w, lit(0), iv(windows), std::move(perWindow));
+    windowLoop->independent = true;
+    windowLoop->elementsPerIteration = W;
+    fused.push_back(std::move(windowLoop));
+    fused.push_back(build::assign(Loc, var(acc, call.type), std::make_unique<Cast>(Loc, call.type, lit(0))));
+    std::vector<StmtPtr> inOrder;
+    inOrder.push_back(build::assign(Loc, var(acc, call.type),
+                                    build::binary(Loc, BinaryOp::Add, var(acc, call.type), part(w2), call.type)));
+    fused.push_back(build::rangeLoop(Loc, w2, lit(0), iv(windows), std::move(inOrder)));
     fused.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), var(acc, call.type)));
 
     return guardedReduction(a, call, *tree, std::move(guard), std::move(fused));

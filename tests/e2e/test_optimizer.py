@@ -234,3 +234,17 @@ def test_windowed_float_sums(build, opt):
     same(comp.window_sq_dev, ref.window_sq_dev, normal(30, 40), normal(1))  # size-1 broadcasting
     for shape in ((2, 3, 4), (5, 100, 70), (0, 2, 2), (1, 1, 9000), (3, 4097, 2)):
         same(comp.window_cube, ref.window_cube, normal(*shape).astype(np.float32), np.float32(0.5))
+
+
+def test_short_dot_products(build, opt):
+    """a @ b of float64 vectors: computed inline below 16 elements, by BLAS
+    from 16 on or when strided; NumPy's result (the same OpenBLAS) bit for
+    bit on each side of the boundary."""
+    comp, ref = build("optimizer", opt)
+    for n in (0, 1, 2, 3, 4, 7, 15, 16, 17, 40):
+        for _ in range(50):
+            a, b = normal(n), normal(n)
+            assert comp.vector_dot(a, b) == np.dot(a, b), n
+    a, b = normal(12), normal(6)
+    assert comp.vector_dot(a[::2], b) == np.dot(a[::2], b)
+    same(comp.vector_dot, ref.vector_dot, normal(4), normal(5))  # ValueError

@@ -270,6 +270,29 @@ def test_library_reductions_on_threads(build, opt):
                     np.testing.assert_array_equal(g, w, err_msg=f"n={n}, part {i}, {t} threads")
 
 
+def test_fused_sums_on_threads(build, opt):
+    """Float sums of element-wise trees compute their 8192-element windows on
+    all threads from 2^16 elements on and add the windows' sums in order:
+    NumPy's result bit for bit, around the threshold, at window boundaries,
+    with rows straddling windows and with a NaN."""
+    comp, ref = build("parallel_plan", opt)
+    rng = np.random.default_rng(84)
+    for n in (10, 65_535, 65_536, 8192 * 9 + 5, 1_000_003):
+        a, b = rng.normal(size=n), rng.normal(size=n)
+        X, mu = rng.normal(size=(n // 7 + 1, 7)), rng.normal(size=7)
+        variants = [(a, X)]
+        if n > 10:
+            nan = a.copy()
+            nan[n // 2] = np.nan
+            variants.append((nan, X))
+        for xs, Xs in variants:
+            want = ref.fused_sums(xs, b, Xs, mu)
+            assert want[0] == np.sum(xs * b) or np.isnan(want[0])  # the reference is NumPy's own order
+            for t in each_thread_count():
+                got = comp.fused_sums(xs, b, Xs, mu)
+                np.testing.assert_array_equal(got, want, err_msg=f"n={n}, {t} threads")
+
+
 def test_fused_loops_split_only_when_large(tmp_path):
     """The C++: a fused nest runs through pydd::parallel_range under the
     element-count test, and not inside a pfor (already parallel), nor with
@@ -280,4 +303,7 @@ def test_fused_loops_split_only_when_large(tmp_path):
     assert "pydd::parallel_range(" in body("fused_3d")
     assert "pydd::parallel_range(" not in body("fused_in_pfor")
     assert "pydd::parallel_range(" not in body("fused_1d_inplace")  # 1-D nests stay sequential
+    # A fused float sum's windows (each with its own buffer, whose
+    # MemoryError is caught in the region and raised after it).
+    assert body("fused_sums").count("pydd::parallel_range(") == 2 and "pydd::FirstError" in body("fused_sums")
     assert "pydd::parallel_range(" not in run_pyddc(KERNEL, "--emit=cpp", "--parallel-fused=false").stdout

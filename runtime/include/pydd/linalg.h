@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 
@@ -189,6 +190,13 @@ Array<T, 2> matrix_product(const Array<T, 2>& a, const Array<T, 2>& b) {
     // NumPy computes A @ A.T (one buffer, transposed) with syrk and mirrors
     // the upper triangle; doing the same keeps the result bit-identical.
     if (x.data == y.data && m == n && x.trans != y.trans && x.ld == y.ld && x.keep.data() == nullptr) {
+      // OpenBLAS runs a syrk of this size on all threads, which takes longer
+      // than one thread (bigCLAM's 500x4 F @ F.T: 0.36 vs 0.21 ms) and leaves
+      // its threads spinning, slowing what runs next on the other cores. The
+      // threads split the output, so the result is the same either way.
+      const uint64_t work = uint64_t(m) * uint64_t(m) * uint64_t(k);
+      std::optional<BlasSerial> serial;
+      if (work >= (uint64_t{1} << 14) && work < (uint64_t{1} << 23)) serial.emplace();
       blas_syrk(x.trans, int(m), int(k), x.data, x.ld, out.data(), int(n));
       T* o = out.data();
       for (int64_t i = 0; i < m; ++i)
@@ -273,7 +281,21 @@ auto matmul(const A& a, const B& b) {
   static_assert(Na >= 1 && Na <= 2 && Nb >= 1 && Nb <= 2, "matmul needs 1-D or 2-D operands");
   const int64_t k = a.shape(Na - 1);
   if (b.shape(0) != k) detail::throw_core_mismatch(b.shape(0), k);
-  if constexpr (Na == 1 && Nb == 1) return detail::vector_dot(a, b);
+  if constexpr (Na == 1 && Nb == 1) {
+    // OpenBLAS's ddot adds the products of a vector shorter than its 16-wide
+    // block in order with fused multiply-adds; doing the same inline gives
+    // its result bit for bit without a library call per short-vector dot
+    // (bigCLAM's F[j] @ F[i] on 4-element rows).
+    if constexpr (std::is_same_v<R, double>) {
+      if (k < 16 && a.stride(0) == 1 && b.stride(0) == 1) {
+        const double *x = a.data(), *y = b.data();
+        double acc = 0.0;
+        for (int64_t i = 0; i < k; ++i) acc = std::fma(y[i], x[i], acc);
+        return acc;
+      }
+    }
+    return detail::vector_dot(a, b);
+  }
   else if constexpr (Na == 2 && Nb == 1) return detail::matrix_vector(a, b, false);
   else if constexpr (Na == 1 && Nb == 2) return detail::matrix_vector(b, a, true);
   else return detail::matrix_product(a, b);
