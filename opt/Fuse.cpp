@@ -91,11 +91,12 @@ class Fuser {
   ///     for w in range(windows):                # independent
   ///         f = w * W; end = min(f + W, size); k = 0
   ///         buf = empty(end - f)
+  ///         (i..., j) = the position of flat index f
   ///         while f < end:
-  ///             (i..., j) = the position of flat index f
   ///             take = min(n_last - j, end - f); off = k - j
   ///             for jj in range(j, j + take): buf[off + jj] = E[i..., jj]
   ///             k += take; f += take
+  ///             j = 0; (i...) = the next row's
   ///         parts[w] = R(buf[0:k])
   ///     for w in range(windows): acc = acc + parts[w]
   std::vector<StmtPtr> fuseWindowFold(Assign& a) {
@@ -145,20 +146,23 @@ class Fuser {
     fused.push_back(build::assign(Loc, iv(windows), arith(BinaryOp::FloorDiv, arith(BinaryOp::Add, iv(size), lit(W - 1)), lit(W))));
     fused.push_back(build::assign(Loc, var(parts, bufType), newBuffer(iv(windows))));
 
-    // The segment of the last axis at flat index f: its leading indices
-    // (the innermost loop's own variable runs along it).
-    std::vector<StmtPtr> segment;
+    // The position of the window's first element, flat index f: its column
+    // j and its leading indices (the innermost loop's own variable runs
+    // along the row). Divisions once per window: each later segment starts
+    // a row (see `nextRow`), which for narrow rows is most segments.
+    std::vector<StmtPtr> position;
     const std::string j = temp("j", i64);
-    segment.push_back(build::assign(Loc, iv(j), arith(BinaryOp::Mod, iv(f), iv(last))));
+    position.push_back(build::assign(Loc, iv(j), arith(BinaryOp::Mod, iv(f), iv(last))));
     ExprPtr rest = arith(BinaryOp::FloorDiv, iv(f), iv(last));
     for (int d = ResultRank - 2; d >= 0; --d) {
       if (d == 0) {
-        segment.push_back(build::assign(Loc, iv(loopVars[0]), std::move(rest)));
+        position.push_back(build::assign(Loc, iv(loopVars[0]), std::move(rest)));
         break;
       }
-      segment.push_back(build::assign(Loc, iv(loopVars[d]), arith(BinaryOp::Mod, cloneExpr(*rest), iv(dimVars[d]))));
+      position.push_back(build::assign(Loc, iv(loopVars[d]), arith(BinaryOp::Mod, cloneExpr(*rest), iv(dimVars[d]))));
       rest = arith(BinaryOp::FloorDiv, std::move(rest), iv(dimVars[d]));
     }
+    std::vector<StmtPtr> segment;
     segment.push_back(build::assign(
         Loc, iv(take), smaller(arith(BinaryOp::Sub, iv(last), iv(j)), arith(BinaryOp::Sub, iv(end), iv(f)))));
     segment.push_back(build::assign(Loc, iv(off), arith(BinaryOp::Sub, iv(k), iv(j))));
@@ -171,6 +175,22 @@ class Fuser {
     segment.push_back(build::rangeLoop(Loc, jj, iv(j), arith(BinaryOp::Add, iv(j), iv(take)), std::move(fill)));
     segment.push_back(build::assign(Loc, iv(k), arith(BinaryOp::Add, iv(k), iv(take))));
     segment.push_back(build::assign(Loc, iv(f), arith(BinaryOp::Add, iv(f), iv(take))));
+    // nextRow: a segment that did not end the window ended its row, so the
+    // next one starts the next row (leading indices carried like a counter;
+    // after the window's last segment they are not read).
+    segment.push_back(build::assign(Loc, iv(j), lit(0)));
+    if (ResultRank >= 2) {
+      std::vector<StmtPtr> carry;
+      carry.push_back(build::assign(Loc, iv(loopVars[ResultRank - 2]),
+                                    arith(BinaryOp::Add, iv(loopVars[ResultRank - 2]), lit(1))));
+      for (int d = ResultRank - 2; d >= 1; --d) {
+        std::vector<StmtPtr> wrap;
+        wrap.push_back(build::assign(Loc, iv(loopVars[d]), lit(0)));
+        wrap.push_back(build::assign(Loc, iv(loopVars[d - 1]), arith(BinaryOp::Add, iv(loopVars[d - 1]), lit(1))));
+        carry.push_back(build::ifThen(Loc, build::compare(Loc, CmpOp::Eq, iv(loopVars[d]), iv(dimVars[d])), std::move(wrap)));
+      }
+      for (auto& s : carry) segment.push_back(std::move(s));
+    }
     auto segments = std::make_unique<While>(Loc);
     segments->cond = build::compare(Loc, CmpOp::Lt, iv(f), iv(end));
     segments->body = build::block(Loc, std::move(segment));
@@ -190,6 +210,7 @@ class Fuser {
     // Allocated per window (each thread needs its own buffer), with a shape
     // that varies so that neither licm nor alloc moves it out of the loop.
     perWindow.push_back(build::assign(Loc, var(buf, bufType), newBuffer(arith(BinaryOp::Sub, iv(end), iv(f)))));
+    for (auto& s : position) perWindow.push_back(std::move(s));
     perWindow.push_back(std::move(segments));
     auto part = [&](const std::string& at) {
       std::vector<ExprPtr> index;

@@ -72,12 +72,33 @@
   PYDD_INSTANCE(SparseMat<T> abi::sparse_from_raw<T>(const abi::RawSparse&))    \
   PYDD_INSTANCE(void abi::sparse_to_raw<T>(abi::RawSparse&, const SparseMat<T>&))
 
+/// The sparse library's products and constructors on float matrices and
+/// operands of the same type, as code generation names them (the result
+/// type explicit): 0.2 s of sinkhorn-WMD's 2.6 s build.
+#define PYDD_SPARSE_OPS_OF(T)                                                                          \
+  PYDD_INSTANCE(SparseMat<T> csr_to_spm<T, int32_t, int32_t>(const Array<T, 1>&, const Array<int32_t, 1>&, \
+                                                             const Array<int32_t, 1>&, int64_t))           \
+  PYDD_INSTANCE(SparseMat<T> csr_to_spm<T, int64_t, int64_t>(const Array<T, 1>&, const Array<int64_t, 1>&, \
+                                                             const Array<int64_t, 1>&, int64_t))           \
+  PYDD_INSTANCE(Array<T, 1> spmv<T, T, T>(const SparseMat<T>&, const Array<T, 1>&))                     \
+  PYDD_INSTANCE(Array<T, 2> spmm_dense<T, T, T>(const SparseMat<T>&, const Array<T, 2>&))               \
+  PYDD_INSTANCE(Array<T, 2> spmm_dense<T, T, T>(const Array<T, 2>&, const SparseMat<T>&))               \
+  PYDD_INSTANCE(Array<T, 2> spmm_dense_t<T, T, T>(const Array<T, 2>&, const SparseMat<T>&))             \
+  PYDD_INSTANCE(SparseMat<T> spmm<T, T, T>(const SparseMat<T>&, const SparseMat<T>&))                   \
+  PYDD_INSTANCE(SparseMat<T> spm_mul<T, T, T>(const SparseMat<T>&, const SparseMat<T>&))                \
+  PYDD_INSTANCE(SparseMat<T> spm_mul<T, T, T, 1>(const SparseMat<T>&, const Array<T, 1>&))              \
+  PYDD_INSTANCE(SparseMat<T> spm_mul<T, T, T, 2>(const SparseMat<T>&, const Array<T, 2>&))              \
+  PYDD_INSTANCE(Array<T, 1> sampled_matmul<T, T>(const SparseMat<T>&, const Array<T, 2>&, const Array<T, 2>&)) \
+  PYDD_INSTANCE(SparseMat<T> spm_with_values<T, T>(const SparseMat<T>&, const Array<T, 1>&))
+
 #define PYDD_SPARSE_INSTANCES \
   PYDD_SPARSE_OF(bool)        \
   PYDD_SPARSE_OF(int32_t)     \
   PYDD_SPARSE_OF(int64_t)     \
   PYDD_SPARSE_OF(float)       \
-  PYDD_SPARSE_OF(double)
+  PYDD_SPARSE_OF(double)      \
+  PYDD_SPARSE_OPS_OF(float)   \
+  PYDD_SPARSE_OPS_OF(double)
 
 #ifndef PYDD_DEFINE_INSTANCES
 namespace pydd {
