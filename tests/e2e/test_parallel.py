@@ -245,6 +245,15 @@ def test_fused_loops_on_threads(build, opt):
         np.testing.assert_array_equal(o1, o2)
 
 
+def with_and_without_nan(x, at):
+    """x, and (beyond 10 elements) a copy of x with a NaN at index `at`."""
+    if len(x) <= 10:
+        return [x]
+    nan = x.copy()
+    nan[at] = np.nan
+    return [x, nan]
+
+
 def test_library_reductions_on_threads(build, opt):
     """Library reductions of 2^16 elements and more run on all threads and
     give the sequential result bit for bit (float sums are NumPy's: pairwise
@@ -256,16 +265,11 @@ def test_library_reductions_on_threads(build, opt):
         x = rng.normal(size=n) * 1e3
         k = rng.integers(-2**62, 2**62, size=n)  # the sum wraps
         X = rng.normal(size=(n // 100 + 1, 100))
-        variants = [(x, k)]
-        if n > 10:
-            nan = x.copy()
-            nan[n // 3] = np.nan
-            variants.append((nan, k))
-        for xs, ks in variants:
-            want = ref.library_reductions(xs, ks, X)
+        for xs in with_and_without_nan(x, n // 3):
+            want = ref.library_reductions(xs, k, X)
             assert want[0] == np.sum(xs) or np.isnan(want[0])  # the reference is NumPy's own order
             for t in each_thread_count():
-                got = comp.library_reductions(xs, ks, X)
+                got = comp.library_reductions(xs, k, X)
                 for i, (g, w) in enumerate(zip(got, want)):
                     np.testing.assert_array_equal(g, w, err_msg=f"n={n}, part {i}, {t} threads")
 
@@ -280,16 +284,11 @@ def test_fused_sums_on_threads(build, opt):
     for n in (10, 65_535, 65_536, 8192 * 9 + 5, 1_000_003):
         a, b = rng.normal(size=n), rng.normal(size=n)
         X, mu = rng.normal(size=(n // 7 + 1, 7)), rng.normal(size=7)
-        variants = [(a, X)]
-        if n > 10:
-            nan = a.copy()
-            nan[n // 2] = np.nan
-            variants.append((nan, X))
-        for xs, Xs in variants:
-            want = ref.fused_sums(xs, b, Xs, mu)
+        for xs in with_and_without_nan(a, n // 2):
+            want = ref.fused_sums(xs, b, X, mu)
             assert want[0] == np.sum(xs * b) or np.isnan(want[0])  # the reference is NumPy's own order
             for t in each_thread_count():
-                got = comp.fused_sums(xs, b, Xs, mu)
+                got = comp.fused_sums(xs, b, X, mu)
                 np.testing.assert_array_equal(got, want, err_msg=f"n={n}, {t} threads")
 
 
