@@ -722,10 +722,12 @@ class FunctionEmitter {
     // own loop variables (each thread's), run whole or split among threads.
     std::string start = temp("start"), stop = temp("stop"), nest = temp("nest"), lo = temp("lo"), hi = temp("hi"),
                 error = temp("error");
+    // Arrays the body allocates: its exceptions are caught in the region.
+    const bool guarded = !arrays.empty();
     line(depth, "{");
     line(depth + 1, "const int64_t " + start + " = " + expr(*f.start) + ";");
     line(depth + 1, "const int64_t " + stop + " = " + expr(*f.stop) + ";");
-    if (!arrays.empty()) line(depth + 1, "pydd::FirstError " + error + ";");
+    if (guarded) line(depth + 1, "pydd::FirstError " + error + ";");
     // Out of line: called in two places, it would otherwise be inlined (and
     // optimized) twice, which made array-heavy kernels build 1.2x slower
     // (bench/compile_time.py).
@@ -737,21 +739,21 @@ class FunctionEmitter {
       if (Views.count(v)) line(depth + 2, "[[maybe_unused]] auto " + Views[v] + " = " + var(v) + ".view();");
     }
     int d = depth + 2;
-    if (!arrays.empty()) {
+    if (guarded) {
       line(d, "if (" + error + ".failed()) return;");
       line(d++, "try {");
     }
     InParallelRegion = InIndependentLoop = true;
-    InGuardedNest = !arrays.empty();
+    InGuardedNest = guarded;
     RangeOverride = {lo, hi};
     forLoop(f, d);
     InParallelRegion = InIndependentLoop = InGuardedNest = false;
-    if (!arrays.empty()) line(d - 1, "} catch (...) { " + error + ".capture(); }");
+    if (guarded) line(d - 1, "} catch (...) { " + error + ".capture(); }");
     line(depth + 1, "};");
     line(depth + 1, "if (" + start + " < " + stop + " && " + work + " >= pydd::kParallelElements) pydd::parallel_range(" +
                         start + ", " + stop + ", " + nest + ");");
     line(depth + 1, "else " + nest + "(" + start + ", " + stop + ");");
-    if (!arrays.empty()) line(depth + 1, error + ".rethrow();");
+    if (guarded) line(depth + 1, error + ".rethrow();");
     line(depth, "}");
     return true;
   }

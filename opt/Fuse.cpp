@@ -180,16 +180,15 @@ class Fuser {
     // after the window's last segment they are not read).
     segment.push_back(build::assign(Loc, iv(j), lit(0)));
     if (ResultRank >= 2) {
-      std::vector<StmtPtr> carry;
-      carry.push_back(build::assign(Loc, iv(loopVars[ResultRank - 2]),
-                                    arith(BinaryOp::Add, iv(loopVars[ResultRank - 2]), lit(1))));
+      segment.push_back(build::assign(Loc, iv(loopVars[ResultRank - 2]),
+                                      arith(BinaryOp::Add, iv(loopVars[ResultRank - 2]), lit(1))));
       for (int d = ResultRank - 2; d >= 1; --d) {
         std::vector<StmtPtr> wrap;
         wrap.push_back(build::assign(Loc, iv(loopVars[d]), lit(0)));
         wrap.push_back(build::assign(Loc, iv(loopVars[d - 1]), arith(BinaryOp::Add, iv(loopVars[d - 1]), lit(1))));
-        carry.push_back(build::ifThen(Loc, build::compare(Loc, CmpOp::Eq, iv(loopVars[d]), iv(dimVars[d])), std::move(wrap)));
+        segment.push_back(
+            build::ifThen(Loc, build::compare(Loc, CmpOp::Eq, iv(loopVars[d]), iv(dimVars[d])), std::move(wrap)));
       }
-      for (auto& s : carry) segment.push_back(std::move(s));
     }
     auto segments = std::make_unique<While>(Loc);
     segments->cond = build::compare(Loc, CmpOp::Lt, iv(f), iv(end));

@@ -164,9 +164,8 @@ struct Buffer {
       if (!mem) {
         const bool huge = rounded >= (size_t{4} << 20);
         mem = std::aligned_alloc(huge ? BufferCache::kHuge : 64, rounded);
-        if (!mem) throw Error(ErrorKind::MemoryError, "unable to allocate array memory");
 #ifdef MADV_HUGEPAGE
-        if (huge) madvise(mem, rounded, MADV_HUGEPAGE);
+        if (huge && mem) madvise(mem, rounded, MADV_HUGEPAGE);
 #endif
       }
     } else if (bytes <= kSmallBytes) {
@@ -174,11 +173,10 @@ struct Buffer {
       // bypasses glibc's per-thread cache and took 70 ns per allocation and
       // free of a one-element array, a fused sum's window sums included.
       mem = std::malloc(bytes == 0 ? 1 : bytes);
-      if (!mem) throw Error(ErrorKind::MemoryError, "unable to allocate array memory");
     } else {
       mem = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-      if (!mem) throw Error(ErrorKind::MemoryError, "unable to allocate array memory");
     }
+    if (!mem) throw Error(ErrorKind::MemoryError, "unable to allocate array memory");
     Buffer* b = new (std::nothrow) Buffer;
     if (!b) {
       free_memory(mem);
