@@ -7,7 +7,9 @@
 #include <set>
 #include <utility>
 
+#include "codegen/ColdLocals.h"
 #include "ir/Visitor.h"
+#include "opt/Contiguity.h"
 #include "opt/Effects.h"
 #include "opt/Privatization.h"
 #include "opt/ValueRanges.h"
@@ -113,11 +115,13 @@ class FunctionEmitter {
       Finish.push_back(errs);
     }
     Out += decl + " {\n";
-    for (auto& l : F.locals) line(1, "[[maybe_unused]] " + cxxType(l.type) + " " + var(l.name) + "{};");
-    for (auto& p : F.params)
-      if (p.type.isArray() && Indexed.count(p.name)) declareView(p.name);
+    ColdLocals = coldBranchLocals(F);
+    UnitStrideArrays = unitStrideArrays(F);
+    for (auto& [branch, names] : ColdLocals) Undeclared.insert(names.begin(), names.end());
+    std::vector<std::string> locals;
     for (auto& l : F.locals)
-      if (l.type.isArray() && Indexed.count(l.name)) declareView(l.name);
+      if (!Undeclared.count(l.name)) locals.push_back(l.name);
+    declareLocals(locals, 1, F.params);
     block(*F.body, 1);
     if (!F.returnType.isVoid() && !alwaysReturns(*F.body))
       line(1, "pydd::missing_return(\"" + F.sourceName() + "\");");
@@ -143,10 +147,21 @@ class FunctionEmitter {
     }
   }
 
-  void declareView(const std::string& var) {
+  void declareView(const std::string& var, int depth) {
     std::string v = temp(var + "_v");
     Views[var] = v;
-    line(1, "[[maybe_unused]] auto " + v + " = " + this->var(var) + ".view();");
+    if (UnitStrideArrays.count(var)) KnownUnitViews.insert(v);
+    line(depth, "[[maybe_unused]] auto " + v + " = " + this->var(var) + ".view();");
+  }
+
+  /// Declares these locals of F at `depth`, then the views of the indexed
+  /// arrays among `params` and them.
+  void declareLocals(const std::vector<std::string>& names, int depth, const std::vector<Param>& params = {}) {
+    for (auto& name : names) line(depth, "[[maybe_unused]] " + cxxType(*F.lookup(name)) + " " + var(name) + "{};");
+    for (auto& p : params)
+      if (p.type.isArray() && Indexed.count(p.name)) declareView(p.name, depth);
+    for (auto& name : names)
+      if (F.lookup(name)->isArray() && Indexed.count(name)) declareView(name, depth);
   }
 
   // ---- expressions ----
@@ -470,9 +485,15 @@ class FunctionEmitter {
           // keeps the build quick (no vectorized copies of a general loop).
           line(depth, "} else {");
           line(depth + 1, "[&]() __attribute__((cold, noinline)) {");
+          auto own = ColdLocals.find(i.elseBody.get());
+          if (own != ColdLocals.end()) {
+            declareLocals(own->second, depth + 2);
+            for (auto& name : own->second) Undeclared.erase(name);
+          }
           ++RareDepth;
           block(*i.elseBody, depth + 2);
           --RareDepth;
+          if (own != ColdLocals.end()) Undeclared.insert(own->second.begin(), own->second.end());
           line(depth + 1, "}();");
         } else if (i.elseBody) {
           line(depth, "} else {");
@@ -621,6 +642,10 @@ class FunctionEmitter {
                                          : "#pragma omp parallel for num_threads(pydd::get_num_threads()) schedule(" +
                                                std::string(p.coarse ? "dynamic, 1" : "static") + ")";
     if (p.collapse > 1) pragma += " collapse(" + std::to_string(p.collapse) + ")";
+    // A cold branch's own locals (not declared yet) are private already.
+    std::vector<std::string> privates;
+    for (auto& v : p.privates)
+      if (!Undeclared.count(v)) privates.push_back(v);
     auto names = [&](const std::vector<std::string>& vars) {
       std::string list;
       for (auto& v : vars) list += (list.empty() ? "" : ", ") + var(v);
@@ -629,11 +654,11 @@ class FunctionEmitter {
     // Views of private arrays start as copies (a view has no default
     // value) and are set where their array is assigned.
     std::vector<std::string> views, lastViews;
-    for (auto& v : p.privates)
+    for (auto& v : privates)
       if (Views.count(v)) views.push_back(Views[v]);
     for (auto& v : p.lastprivates)
       if (Views.count(v)) views.push_back(Views[v]), lastViews.push_back(Views[v]);
-    if (!p.privates.empty()) pragma += " private(" + names(p.privates) + ")";
+    if (!privates.empty()) pragma += " private(" + names(privates) + ")";
     if (!p.lastprivates.empty()) pragma += " lastprivate(" + names(p.lastprivates) + ")";
     auto list = [](const std::vector<std::string>& v) {
       std::string s;
@@ -829,14 +854,20 @@ class FunctionEmitter {
       std::set<std::string> contiguous = lit && lit->value == 1 ? unitStrideCandidates(f) : std::set<std::string>();
       if (!contiguous.empty()) {
         // Two copies of a short innermost loop: one for operands whose last
-        // axis is contiguous (the common case, vectorizable), one strided.
-        line(depth + 1, "if (" + unitStrideTest(contiguous) + ") {");
+        // axis is contiguous (the common case, vectorizable), one strided;
+        // only the first when every operand is known to be contiguous.
+        std::set<std::string> known, tested;
+        for (auto& v : contiguous) (KnownUnitViews.count(v) ? known : tested).insert(v);
+        if (!tested.empty()) line(depth + 1, "if (" + unitStrideTest(tested) + ") {");
         UnitStride = contiguous;
-        loopCopy(header, *f.body, depth + 2);
+        loopCopy(header, *f.body, tested.empty() ? depth + 1 : depth + 2);
+        if (!tested.empty()) {
+          UnitStride = known;
+          line(depth + 1, "} else {");
+          loopCopy(header, *f.body, depth + 2);
+          line(depth + 1, "}");
+        }
         UnitStride.clear();
-        line(depth + 1, "} else {");
-        loopCopy(header, *f.body, depth + 2);
-        line(depth + 1, "}");
         line(depth, "}");
         return;
       }
@@ -1119,7 +1150,11 @@ class FunctionEmitter {
   std::set<std::string> Indexed;
   std::set<std::string> Used;
   std::map<std::string, std::string> Views;
+  std::map<const Block*, std::vector<std::string>> ColdLocals;  // declared in their cold lambda (coldBranchLocals)
+  std::set<std::string> Undeclared;  // those of the cold lambdas not being emitted
   std::set<std::string> UnitStride;  // views read with .unit() in this loop copy
+  std::set<std::string> UnitStrideArrays;  // arrays always contiguous along their last axis (unitStrideArrays)
+  std::set<std::string> KnownUnitViews;    // and their views
   int RareDepth = 0;                 // inside a cold (rare) branch: no contiguous loop copies
   bool InParallelRegion = false;     // inside a pfor's or a fused loop's OpenMP region
   bool InPeriodicCheck = false;      // in the body of a loop that checks Ctrl-C every kInterruptPeriod iterations

@@ -637,10 +637,19 @@ bool power_fast(const char* name, const A& a, E exponent, Array<R, rank_v<A>>* o
 
 }  // namespace detail
 
+namespace detail {
+/// What an element-wise operation on operands A, B returns: R for two
+/// scalars, else an array of the higher rank. Spelled out (not `auto`) so
+/// that pydd/instances.h can declare instances without instantiating them.
+template <class R, class A, class B>
+using map_result_t =
+    std::conditional_t<rank_v<A> == 0 && rank_v<B> == 0, R, Array<R, std::max(rank_v<A>, rank_v<B>)>>;
+}  // namespace detail
+
 /// f applied element-wise to a and b broadcast together (each an Array or a
 /// scalar), in compute type C, converted to R. Both scalars give R.
 template <class R, class C, class F, class A, class B>
-auto map2(const char* name, F f, const A& a, const B& b) {
+auto map2(const char* name, F f, const A& a, const B& b) -> detail::map_result_t<R, A, B> {
   auto g = [f](detail::elem_t<A> x, detail::elem_t<B> y) { return convert<R>(f(convert<C>(x), convert<C>(y))); };
   if constexpr (detail::rank_v<A> == 0 && detail::rank_v<B> == 0) {
     return g(a, b);
