@@ -159,6 +159,8 @@ StmtPtr cloneStmt(const Stmt& s) {
       n->parallel = f.parallel;
       n->independent = f.independent;
       n->elementsPerIteration = f.elementsPerIteration;
+      n->foldsInto = f.foldsInto;
+      n->foldIdentity = f.foldIdentity;
       n->body = blockOrNull(f.body);
       return n;
     }

@@ -272,6 +272,14 @@ struct For : Stmt {
   /// is not a perfect loop nest (a window of a fused sum); code generation
   /// weighs the loop's work by it. 0: the nest's trip counts tell.
   int64_t elementsPerIteration = 0;
+  /// Set by fusion on the outer loop of a fold's nest (any, all, an integer
+  /// sum of an element-wise tree): the nest only updates this scalar, as
+  /// `v = combine(v, x)` with x raising nothing, and combine is exact in any
+  /// order (bitwise or and and, wrapping integer addition) with identity
+  /// `foldIdentity`. Code generation may fold parts of a large one on all
+  /// threads and combine the parts. A hint, like `independent`.
+  std::string foldsInto;
+  int64_t foldIdentity = 0;
   BlockPtr body;
 };
 struct Return : Stmt {

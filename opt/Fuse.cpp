@@ -70,7 +70,12 @@ class Fuser {
                                                     args(var(acc, result), element(perElement(*tree, loopVars))), result));
     std::vector<StmtPtr> fused;
     fused.push_back(build::assign(Loc, var(acc, result), std::move(accStart)));
-    fused.push_back(loopNest(loopVars, dimVars, std::move(step)));
+    StmtPtr nest = loopNest(loopVars, dimVars, std::move(step));
+    // Exact in any order: or, and, wrapping integer addition.
+    auto& outer = cast<For>(*nest);
+    outer.foldsInto = acc;
+    outer.foldIdentity = fold.identity;
+    fused.push_back(std::move(nest));
     ExprPtr value = var(acc, result);
     if (fold.accumulator) value = std::make_unique<Cast>(Loc, call.type, std::move(value));
     fused.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), std::move(value)));

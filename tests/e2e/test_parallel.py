@@ -274,6 +274,50 @@ def test_library_reductions_on_threads(build, opt):
                     np.testing.assert_array_equal(g, w, err_msg=f"n={n}, part {i}, {t} threads")
 
 
+def test_arg_extremes_on_threads(build, opt):
+    """argmax and argmin of 2^16 elements and more scan parts on all threads:
+    still NumPy's first position of the extreme, or of the first NaN, with
+    ties and NaNs in any part."""
+    comp, _ = build("parallel_plan", opt)
+    rng = np.random.default_rng(85)
+    for n in (65_535, 65_536, 1_000_003):
+        x = rng.normal(size=n)
+        tied = x.copy()
+        tied[[n - 10, 10, n // 2]] = 9.0  # the same maximum in the first and last parts
+        tied[[n - 3, n // 2 + 1]] = -9.0
+        late_nan = x.copy()
+        late_nan[n - 5] = np.nan
+        two_nans = late_nan.copy()
+        two_nans[n // 4] = np.nan
+        k = rng.integers(0, 3, size=n)  # many ties
+        for xs in (x, tied, late_nan, two_nans):
+            want = (np.argmax(xs), np.argmin(xs), np.argmax(k), np.argmin(k))
+            for t in each_thread_count():
+                assert comp.arg_extremes(xs, k) == want, f"n={n}, {t} threads"
+
+
+def test_fused_folds_on_threads(build, opt):
+    """any, all and integer sums of element-wise trees fold parts of 2^16
+    elements and more on all threads: NumPy's result, with the one deciding
+    element last, first or nowhere, and integer sums that wrap."""
+    comp, _ = build("parallel_plan", opt)
+    rng = np.random.default_rng(86)
+    for n in (10, 65_535, 65_536, 1_000_003):
+        a = rng.random(n)  # none negative, all above -10
+        k = rng.integers(-2**62, 2**62, size=n)  # 3k + 1 wraps, and so does the sum
+        X = rng.random((n // 100 + 1, 100)) * 0.5  # none above 0.5, all below 2
+        cases = [(a, X)]
+        for at in (0, n - 1, n // 2):
+            a2, X2 = a.copy(), X.copy()
+            a2[at] = -1e-300 if at % 2 else -20.0  # negative; for the last ones, not above -10 too
+            X2.flat[at % X.size] = 3.0  # above 0.5 and not below 2
+            cases.append((a2, X2))
+        for a_, X_ in cases:
+            want = ((a_ < 0).any(), (a_ > -10).all(), np.sum(k * 3 + 1), (X_ > 0.5).any(), (X_ < 2).all())
+            for t in each_thread_count():
+                assert comp.fused_folds(a_, k, X_) == want, f"n={n}, {t} threads"
+
+
 def test_fused_sums_on_threads(build, opt):
     """Float sums of element-wise trees compute their 8192-element windows on
     all threads from 2^16 elements on and add the windows' sums in order:
@@ -305,4 +349,7 @@ def test_fused_loops_split_only_when_large(tmp_path):
     # A fused float sum's windows (each with its own buffer, whose
     # MemoryError is caught in the region and raised after it).
     assert body("fused_sums").count("pydd::parallel_range(") == 2 and "pydd::FirstError" in body("fused_sums")
-    assert "pydd::parallel_range(" not in run_pyddc(KERNEL, "--emit=cpp", "--parallel-fused=false").stdout
+    # Folds exact in any order: parts on all threads, 1-D and 2-D alike.
+    assert body("fused_folds").count("pydd::parallel_fold(") == 5
+    off = run_pyddc(KERNEL, "--emit=cpp", "--parallel-fused=false").stdout
+    assert "pydd::parallel_range(" not in off and "pydd::parallel_fold(" not in off

@@ -82,6 +82,22 @@ void parallel_range(int64_t start, int64_t stop, const F& f) {
       start, stop, threads, [](const void* c, int64_t lo, int64_t hi) { (*static_cast<const F*>(c))(lo, hi); }, &f);
 }
 
+/// The fold of [start, stop) on all threads: part(lo, hi) folds one part
+/// from the identity, and the parts are combined as they finish. For a
+/// combine exact in any order (bitwise or and and, wrapping integer
+/// addition), so the result is the sequential fold's. part must not throw.
+template <class R, class Part, class Combine>
+R parallel_fold(int64_t start, int64_t stop, R identity, const Part& part, const Combine& combine) {
+  R total = identity;
+  std::mutex mutex;
+  parallel_range(start, stop, [&](int64_t lo, int64_t hi) {
+    const R value = part(lo, hi);
+    std::lock_guard<std::mutex> lock(mutex);
+    total = combine(total, value);
+  });
+  return total;
+}
+
 /// The first exception raised in a parallel region; later ones are dropped
 /// (Python raises the first error a sequential run meets; which one is
 /// "first" among parallel iterations is the first one caught).

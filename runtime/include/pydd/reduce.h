@@ -468,6 +468,22 @@ int64_t row_arg_extreme(const T* p, int64_t n) {
   return at;
 }
 
+/// row_arg_extreme on all threads: each finds the first extreme (or NaN)
+/// of its part, and the parts are compared in order, the earlier one
+/// winning ties, so the result is the sequential scan's.
+template <class Better, class T>
+int64_t parallel_arg_extreme(const T* p, int64_t n) {
+  const int64_t parts = get_num_threads();
+  std::unique_ptr<int64_t[]> at(new int64_t[parts]);
+  for_parts(n, parts, [&](int64_t w, int64_t lo, int64_t hi) {
+    at[w] = lo < hi ? lo + row_arg_extreme<Better>(p + lo, hi - lo) : -1;
+  });
+  int64_t best = at[0];
+  for (int64_t w = 0; w < parts && p[best] == p[best]; ++w)
+    if (at[w] >= 0 && (p[at[w]] != p[at[w]] || Better{}(p[at[w]], p[best]))) best = at[w];
+  return best;
+}
+
 /// Scans in C order for the flat index of the first extreme (Better says
 /// whether x beats the best so far); a NaN wins at once.
 template <class Better, class T, int N>
@@ -486,7 +502,7 @@ int64_t arg_extreme(const char* name, const Array<T, N>& a) {
     const T* p = a.data() + off[0];
     const int64_t s = st[0];
     if (!stop && s == 1) {
-      const int64_t i = row_arg_extreme<Better>(p, n);
+      const int64_t i = parallel_reduction(n) ? parallel_arg_extreme<Better>(p, n) : row_arg_extreme<Better>(p, n);
       if (p[i] != p[i] || Better{}(p[i], best)) best = p[i], best_at = seen + i, stop = p[i] != p[i];
     } else {
       for (int64_t i = 0; i < n && !stop; ++i) {
