@@ -44,6 +44,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import scipy.sparse as sp
 
 import pydd
 from conftest import run_pyddc
@@ -316,6 +317,29 @@ def test_fused_folds_on_threads(build, opt):
             want = ((a_ < 0).any(), (a_ > -10).all(), np.sum(k * 3 + 1), (X_ > 0.5).any(), (X_ < 2).all())
             for t in each_thread_count():
                 assert comp.fused_folds(a_, k, X_) == want, f"n={n}, {t} threads"
+
+
+def test_sparse_product_on_threads(build, opt):
+    """spmv of a matrix with 2^16 entries or more splits its rows among
+    threads: scipy's result bit for bit (each row summed by one thread, in
+    index order), for int32 and int64 indices; a column index out of range
+    in any thread's rows raises scipy's ValueError."""
+    comp, _ = build("parallel_plan", opt)
+    rng = np.random.default_rng(87)
+    for n, per_row in ((300, 200), (20_000, 20), (100_000, 10)):
+        rows = np.repeat(np.arange(n), rng.integers(0, 2 * per_row, size=n))  # some rows empty
+        S = sp.csr_matrix((rng.normal(size=len(rows)), (rows, rng.integers(0, n, size=len(rows)))), shape=(n, n))
+        x = rng.normal(size=n)
+        wide = S.copy()
+        wide.indices, wide.indptr = S.indices.astype(np.int64), S.indptr.astype(np.int64)
+        for M in (S, wide):
+            for t in each_thread_count():
+                np.testing.assert_array_equal(comp.sparse_product(M, x), S @ x, err_msg=f"n={n}, {t} threads")
+        bad = S.copy()
+        bad.indices[-1] = n + 5  # in the last thread's rows
+        for t in each_thread_count():
+            with pytest.raises(ValueError, match=f"column index values must be < {n}"):
+                comp.sparse_product(bad, x)
 
 
 def test_fused_sums_on_threads(build, opt):

@@ -1110,7 +1110,7 @@ Array<detail::sp_result_t<R, T, U>, 1> spmv(const SparseMat<T>& S, const Array<U
     const auto* __restrict c = a.c;
     const T* __restrict v = a.v;
     const int64_t m = a.m, n = a.n, s = x.stride(0);
-    bool bad = false;
+    std::atomic<bool> bad{false};
     using UIndex = std::make_unsigned_t<typename std::decay_t<decltype(a)>::index_type>;
     // Rows i0..i1 (one row, or a run of short ones) at a time.
     auto rows = [=](auto stride, int64_t i0, int64_t i1) {
@@ -1134,32 +1134,38 @@ Array<detail::sp_result_t<R, T, U>, 1> spmv(const SparseMat<T>& S, const Array<U
     // max over the block's column indices (contiguous; then in L1). A block
     // is a run of rows with at most kBlock entries (or one longer row), so
     // short rows share one scan.
-    auto checked = [=, &bad](auto stride) {
+    auto checked = [=, &bad](auto stride, int64_t r0, int64_t r1) {
       constexpr int64_t kBlock = 512;
-      for (int64_t i0 = 0; i0 < m;) {
+      for (int64_t i0 = r0; i0 < r1;) {
         int64_t i1 = i0 + 1;
-        while (i1 < m && p[i1 + 1] - p[i0] <= kBlock) ++i1;
+        while (i1 < r1 && p[i1 + 1] - p[i0] <= kBlock) ++i1;
         UIndex hi = 0;  // negative indices are huge unsigned ones
         for (int64_t k = p[i0], e = p[i1]; k < e; ++k)
           hi = static_cast<UIndex>(c[k]) > hi ? static_cast<UIndex>(c[k]) : hi;
         if (p[i0] < p[i1] && static_cast<uint64_t>(hi) >= static_cast<uint64_t>(n)) {
-          bad = true;
+          bad.store(true, std::memory_order_relaxed);
           return;
         }
         rows(stride, i0, i1);
         i0 = i1;
       }
     };
+    // Rows r0..r1: each row's sum is one thread's, in scipy's order, so a
+    // large product splits its rows among threads with the same result.
+    auto part = [&](auto stride, int64_t r0, int64_t r1) {
+      if (fused_check) checked(stride, r0, r1);
+      else rows(stride, r0, r1);
+    };
+    auto run = [&](auto stride) {
+      if (detail::parallel_reduction(a.nnz)) parallel_range(0, m, [&](int64_t r0, int64_t r1) { part(stride, r0, r1); });
+      else part(stride, 0, m);
+    };
     using Unit = std::integral_constant<int64_t, 1>;
+    if (s == 1) run(Unit{});
+    else run(s);
     if (fused_check) {
-      if (s == 1) checked(Unit{});
-      else checked(s);
-      if (bad) S.check_columns();  // raises scipy's message
+      if (bad.load(std::memory_order_relaxed)) S.check_columns();  // raises scipy's message
       S.set_columns_checked();
-    } else if (s == 1) {
-      rows(Unit{}, 0, m);
-    } else {
-      rows(s, 0, m);
     }
     return out;
   }, /*check_columns=*/!fused_check);
