@@ -44,13 +44,16 @@ std::vector<std::string> movedFrom(const Module& m, size_t k) {
 
 using Names = std::vector<std::string>;
 
+/// A function whose first if has a rare else branch, which the tests write.
+const std::string kRareElse =
+    "def f(n: int64) -> int64:\n"
+    "    t = 0\n"
+    "    if n > 0:\n"
+    "        t = 1\n"
+    "    else:\n";
+
 TEST(ColdLocals, TemporariesAssignedFirstMove) {
-  auto m = withRareElses(
-      "def f(n: int64) -> int64:\n"
-      "    t = 0\n"
-      "    if n > 0:\n"
-      "        t = 1\n"
-      "    else:\n"
+  auto m = withRareElses(kRareElse +
       "        a = n + 1\n"
       "        b = a * 2\n"
       "        c = 0\n"
@@ -64,12 +67,7 @@ TEST(ColdLocals, TemporariesAssignedFirstMove) {
 }
 
 TEST(ColdLocals, ValuesThatFlowBetweenRunsStay) {
-  auto m = withRareElses(
-      "def f(n: int64) -> int64:\n"
-      "    t = 0\n"
-      "    if n > 0:\n"
-      "        t = 1\n"
-      "    else:\n"
+  auto m = withRareElses(kRareElse +
       "        for i in range(n):\n"
       "            if i > 1:\n"
       "                w = v\n"
