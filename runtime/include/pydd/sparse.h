@@ -1152,7 +1152,9 @@ Array<detail::sp_result_t<R, T, U>, 1> spmv(const SparseMat<T>& S, const Array<U
     };
     // Rows r0..r1: each row's sum is one thread's, in scipy's order, so a
     // large product splits its rows among threads with the same result.
-    auto part = [&](auto stride, int64_t r0, int64_t r1) {
+    // Out of line: one copy serves both paths (a kernel instantiating spmv
+    // for other types compiles it once per stride kind, not twice).
+    auto part = [&](auto stride, int64_t r0, int64_t r1) __attribute__((noinline)) {
       if (fused_check) checked(stride, r0, r1);
       else rows(stride, r0, r1);
     };
