@@ -150,7 +150,6 @@ class FunctionEmitter {
   void declareView(const std::string& var, int depth) {
     std::string v = temp(var + "_v");
     Views[var] = v;
-    if (UnitStrideArrays.count(var)) KnownUnitViews.insert(v);
     line(depth, "[[maybe_unused]] auto " + v + " = " + this->var(var) + ".view();");
   }
 
@@ -732,7 +731,7 @@ class FunctionEmitter {
     std::set<std::string> assigned = assignedVars(*f.body);
     std::string work;
     for (const For* l = &f;;) {
-      work += (work.empty() ? "" : " * ") + std::string("uint64_t(") + expr(*l->stop) + " - " + expr(*l->start) + ")";
+      work += (work.empty() ? "" : " * ") + tripCount(*l);
       auto* inner = l->body->stmts.size() == 1 ? dyn_cast<For>(l->body->stmts[0].get()) : nullptr;
       if (!inner || !inner->isRange) break;
       l = inner;
@@ -783,7 +782,6 @@ class FunctionEmitter {
     return true;
   }
 
-
   /// A fold's nest (For::foldsInto, set by fusion: any, all, an integer sum
   /// of an element-wise tree), when large, on all threads: a lambda folds a
   /// part of the outer range into its own accumulator (pydd::parallel_fold)
@@ -804,14 +802,14 @@ class FunctionEmitter {
       auto* step = dyn_cast<IntLit>(l->step.get());
       if (!l->isRange || !step || step->value != 1 || l->body->stmts.size() != 1) return false;
       loopVars.push_back(l->var);
-      work += (work.empty() ? "" : " * ") + std::string("uint64_t(") + expr(*l->stop) + " - " + expr(*l->start) + ")";
+      work += (work.empty() ? "" : " * ") + tripCount(*l);
       auto* inner = dyn_cast<For>(l->body->stmts[0].get());
       if (!inner) break;
       l = inner;
     }
-    auto* step = dyn_cast<Assign>(l->body->stmts[0].get());
-    auto* target = step && step->targets.size() == 1 ? dyn_cast<VarRef>(step->targets[0].get()) : nullptr;
-    auto* combine = step ? dyn_cast<Call>(step->value.get()) : nullptr;
+    auto* update = dyn_cast<Assign>(l->body->stmts[0].get());
+    auto* target = update && update->targets.size() == 1 ? dyn_cast<VarRef>(update->targets[0].get()) : nullptr;
+    auto* combine = update ? dyn_cast<Call>(update->value.get()) : nullptr;
     if (!target || target->name != f.foldsInto || !combine || !combine->library || !combine->library->element ||
         combine->args.size() != 2 || combine->type != *accType)
       return false;
@@ -853,6 +851,9 @@ class FunctionEmitter {
     line(depth, "}");
     return true;
   }
+
+  /// A step-1 range loop's trip count as C++ (for weighing a nest's work).
+  std::string tripCount(const For& l) { return "uint64_t(" + expr(*l.stop) + " - " + expr(*l.start) + ")"; }
 
   /// The run-time test that every view in `views` has a contiguous last axis.
   static std::string unitStrideTest(const std::set<std::string>& views) {
@@ -929,7 +930,8 @@ class FunctionEmitter {
         // axis is contiguous (the common case, vectorizable), one strided;
         // only the first when every operand is known to be contiguous.
         std::set<std::string> known, tested;
-        for (auto& v : contiguous) (KnownUnitViews.count(v) ? known : tested).insert(v);
+        for (auto& [array, view] : Views)
+          if (contiguous.count(view)) (UnitStrideArrays.count(array) ? known : tested).insert(view);
         if (!tested.empty()) line(depth + 1, "if (" + unitStrideTest(tested) + ") {");
         UnitStride = contiguous;
         loopCopy(header, *f.body, tested.empty() ? depth + 1 : depth + 2);
@@ -1226,7 +1228,6 @@ class FunctionEmitter {
   std::set<std::string> Undeclared;  // those of the cold lambdas not being emitted
   std::set<std::string> UnitStride;  // views read with .unit() in this loop copy
   std::set<std::string> UnitStrideArrays;  // arrays always contiguous along their last axis (unitStrideArrays)
-  std::set<std::string> KnownUnitViews;    // and their views
   int RareDepth = 0;                 // inside a cold (rare) branch: no contiguous loop copies
   bool InParallelRegion = false;     // inside a pfor's or a fused loop's OpenMP region
   bool InPeriodicCheck = false;      // in the body of a loop that checks Ctrl-C every kInterruptPeriod iterations

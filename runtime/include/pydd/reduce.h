@@ -479,7 +479,7 @@ int64_t parallel_arg_extreme(const T* p, int64_t n) {
     at[w] = lo < hi ? lo + row_arg_extreme<Better>(p + lo, hi - lo) : -1;
   });
   int64_t best = at[0];
-  for (int64_t w = 0; w < parts && p[best] == p[best]; ++w)
+  for (int64_t w = 1; w < parts && p[best] == p[best]; ++w)
     if (at[w] >= 0 && (p[at[w]] != p[at[w]] || Better{}(p[at[w]], p[best]))) best = at[w];
   return best;
 }
