@@ -140,6 +140,7 @@ def vector_cases(k, n):
         (red, "a.mean()", size, lambda: a.mean(), lambda: k.average(a)),
         (red, "X.sum(0)", shape2, lambda: X.sum(0), lambda: k.col_sums(X)),
         (red, "X.sum(1)", shape2, lambda: X.sum(1), lambda: k.row_sums(X)),
+        (red, "((X - mu) ** 2).sum(1)", shape2, lambda: ((X - mu) ** 2).sum(1), lambda: k.row_distances(X, mu)),
         (red, "(a < 0.0).any()", size, lambda: (a < 0.0).any(), lambda: k.any_negative(a)),
         (red, "(a > -10.0).all()", size, lambda: (a > -10.0).all(), lambda: k.all_positive(a)),
         (red, "allclose(a, b)", size, lambda: np.allclose(a, a2), lambda: k.close(a, a2)),

@@ -5,6 +5,7 @@
 
 #include "ir/Builder.h"
 #include "ir/Visitor.h"
+#include "opt/ArrayExtents.h"
 #include "opt/Effects.h"
 #include "opt/ElementTree.h"
 #include "opt/Loops.h"
@@ -20,11 +21,15 @@ struct ArrayOperand {
   std::vector<std::string> leading;   // integer indices of a folded view `var[i, ...]`
   std::vector<const Expr*> sources;   // what those indices were in the source
   int rank = 0;                       // of the operand as the tree sees it
+  std::optional<ArrayExtents::Names> extents;  // of `var`, when named
 };
 
 class Fuser {
+  /// Elements per block of a row-wise reduction (fuseRowFold).
+  static constexpr int64_t kRowBlock = 8192;
+
  public:
-  Fuser(Function& f, PassContext& ctx) : F(f), Ctx(ctx) {}
+  Fuser(Function& f, PassContext& ctx, const ArrayExtents& extents) : F(f), Ctx(ctx), Extents(extents) {}
 
   /// `s = R(E)` for a reduction R that folds elements one at a time
   /// (any, all, an integer sum) over an element-wise tree E: one loop
@@ -257,12 +262,17 @@ class Fuser {
   /// the operands evaluated before both.
   std::vector<StmtPtr> guardedReduction(Assign& a, Call& call, const Expr& tree, ExprPtr guard,
                                         std::vector<StmtPtr> fused) {
-    std::vector<StmtPtr> general = broadcastLoop(tree);
-    call.args[0] = var(General, GeneralType);
-    general.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), std::move(a.value)));
     std::vector<StmtPtr> out = std::move(Before);
-    out.push_back(build::ifThen(Loc, std::move(guard), std::move(fused), std::move(general)));
-    cast<If>(*out.back()).rareElse = true;
+    if (guard) {
+      std::vector<StmtPtr> general = broadcastLoop(tree);
+      call.args[0] = var(General, GeneralType);
+      general.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), std::move(a.value)));
+      out.push_back(build::ifThen(Loc, std::move(guard), std::move(fused), std::move(general)));
+      cast<If>(*out.back()).rareElse = true;
+    } else {
+      for (auto& s : fused) out.push_back(std::move(s));
+      ++Ctx.stats["fuse: shape tests proven"];
+    }
     ++Ctx.stats["fuse: reductions fused"];
     Ctx.stats["fuse: operations fused"] += Fused;
     return out;
@@ -273,7 +283,11 @@ class Fuser {
   /// buffer that stays in cache, and v[i] = R(buffer). R of a contiguous
   /// row is what R along the last axis computes for that row (for a float
   /// sum: the same 8192-element windows, each summed pairwise), so the
-  /// result is bit for bit the unfused one, without E's temporary. Returns
+  /// result is bit for bit the unfused one, without E's temporary. The rows
+  /// go in blocks of about kRowBlock elements, each block allocating its own
+  /// buffer, so the blocks are independent (For::independent: a large
+  /// reduction's blocks run on all threads; alloc leaves an independent
+  /// loop's allocations in it, and licm hoists no array a loop writes). Returns
   /// the statements that replace the assignment, or nothing.
   std::vector<StmtPtr> fuseRowFold(Assign& a) {
     auto& call = cast<Call>(*a.value);
@@ -289,26 +303,52 @@ class Fuser {
     ExprPtr guard;
     if (!reductionLoop(tree, dimVars, guard)) return giveBack();
 
-    const Type resultType = call.type, rowType = Type::array(tree->type.elem(), 1);
-    std::string result = temp("r", resultType), row = temp("row", rowType);
-    std::vector<std::string> loopVars = {temp("i", Type::int64()), temp("i", Type::int64())};
+    const Type i64 = Type::int64(), resultType = call.type, rowType = Type::array(tree->type.elem(), 1);
+    auto iv = [&](const std::string& n) { return var(n, i64); };
+    auto lit = [&](int64_t v) { return build::intLit(Loc, v); };
+    auto arith = [&](BinaryOp op, ExprPtr x, ExprPtr y) { return build::binary(Loc, op, std::move(x), std::move(y), i64); };
+    auto atLeastOne = [&](const std::string& n) {  // n if n > 1 else 1
+      auto s = std::make_unique<Select>(Loc, build::compare(Loc, CmpOp::Gt, iv(n), lit(1)), iv(n), lit(1));
+      s->type = i64;
+      return ExprPtr(std::move(s));
+    };
+    const std::string result = temp("r", resultType), row = temp("row", rowType), per = temp("per", i64),
+                      blocks = temp("blocks", i64), b = temp("b", i64), lo = temp("lo", i64), hi = temp("hi", i64);
+    std::vector<std::string> loopVars = {temp("i", i64), temp("i", i64)};
     std::vector<StmtPtr> fused;
     fused.push_back(build::assign(Loc, var(result, resultType), allocate({dimVars[0]}, resultType)));
-    fused.push_back(build::assign(Loc, var(row, rowType), allocate({dimVars[1]}, rowType)));
+    // Rows in blocks of about kRowBlock elements, each block with its own
+    // row buffer: the blocks are independent, so code generation may run a
+    // large reduction's blocks on all threads.
+    fused.push_back(build::assign(Loc, iv(per), atLeastOne(dimVars[1])));
+    fused.push_back(build::assign(Loc, iv(per), arith(BinaryOp::FloorDiv, lit(kRowBlock), iv(per))));
+    fused.push_back(build::assign(Loc, iv(per), atLeastOne(per)));
+    fused.push_back(build::assign(Loc, iv(blocks), arith(BinaryOp::FloorDiv, arith(BinaryOp::Add, iv(dimVars[0]), arith(BinaryOp::Sub, iv(per), lit(1))), iv(per))));
     // for i: (for j: row[j] = E[i, j]); result[i] = R(row)
     std::vector<StmtPtr> rowBody;
     rowBody.push_back(build::assign(
-        Loc, build::index(Loc, var(row, rowType), args(var(loopVars[1], Type::int64())), Type::scalar(rowType.elem())),
+        Loc, build::index(Loc, var(row, rowType), args(var(loopVars[1], i64)), Type::scalar(rowType.elem())),
         perElement(*tree, loopVars)));
-    StmtPtr rowLoop = build::rangeLoop(Loc, loopVars[1], build::intLit(Loc, 0), var(dimVars[1], Type::int64()),
-                                       std::move(rowBody));
+    StmtPtr rowLoop = build::rangeLoop(Loc, loopVars[1], lit(0), iv(dimVars[1]), std::move(rowBody));
     cast<For>(*rowLoop).independent = true;
     std::vector<StmtPtr> body;
     body.push_back(std::move(rowLoop));
     body.push_back(build::assign(
-        Loc, build::index(Loc, var(result, resultType), args(var(loopVars[0], Type::int64())), Type::scalar(resultType.elem())),
+        Loc, build::index(Loc, var(result, resultType), args(var(loopVars[0], i64)), Type::scalar(resultType.elem())),
         build::libraryCall(Loc, call.library, call.library->name, args(var(row, rowType)), Type::scalar(resultType.elem()))));
-    fused.push_back(build::rangeLoop(Loc, loopVars[0], build::intLit(Loc, 0), var(dimVars[0], Type::int64()), std::move(body)));
+    std::vector<StmtPtr> perBlock;
+    perBlock.push_back(build::assign(Loc, var(row, rowType), allocate({dimVars[1]}, rowType)));
+    perBlock.push_back(build::assign(Loc, iv(lo), arith(BinaryOp::Mul, iv(b), iv(per))));
+    ExprPtr end = arith(BinaryOp::Add, iv(lo), iv(per));
+    ExprPtr test = build::compare(Loc, CmpOp::Lt, cloneExpr(*end), iv(dimVars[0]));
+    auto smaller = std::make_unique<Select>(Loc, std::move(test), std::move(end), iv(dimVars[0]));
+    smaller->type = i64;
+    perBlock.push_back(build::assign(Loc, iv(hi), std::move(smaller)));
+    perBlock.push_back(build::rangeLoop(Loc, loopVars[0], iv(lo), iv(hi), std::move(body)));
+    auto blockLoop = build::rangeLoop(Loc, b, lit(0), iv(blocks), std::move(perBlock));
+    blockLoop->independent = true;
+    blockLoop->elementsPerIteration = kRowBlock;
+    fused.push_back(std::move(blockLoop));
     fused.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), var(result, resultType)));
 
     return guardedReduction(a, call, *tree, std::move(guard), std::move(fused));
@@ -329,6 +369,7 @@ class Fuser {
       Dest.var = v->name;
       Dest.type = DestType;
       Dest.rank = valueRank;
+      Dest.extents = Extents.ofVar(Dest.var);
     } else {
       // A store into a view: `x[:] = E` (what `x += E` becomes), `F[i] = E`,
       // `F[i, :] = E`.
@@ -339,6 +380,7 @@ class Fuser {
       if (Type::scalar(a.value->type.elem()) != elem && !elem.isFloat()) return {};
       Dest.var = cast<VarRef>(*x->base).name;
       Dest.type = x->base->type;
+      Dest.extents = Extents.ofVar(Dest.var);
       bool slices = false;
       for (auto& i : x->indices) {
         auto* sl = dyn_cast<Slice>(i.get());
@@ -393,19 +435,23 @@ class Fuser {
     fused.push_back(std::move(body));
     if (written != Dest.var) fused.push_back(build::assign(Loc, var(Dest.var, DestType), var(written, DestType)));
 
-    // Otherwise the same loop over the operands broadcast to the result's
-    // shape (no copy, stride-0 axes), into a new array that is then stored
-    // as NumPy stores a computed value.
-    std::vector<StmtPtr> general = broadcastLoop(*tree);
-    if (InPlace) {
-      general.push_back(build::assign(Loc, std::move(target), var(General, GeneralType)));
-    } else {
-      general.push_back(build::assign(Loc, var(Dest.var, DestType), var(General, GeneralType)));
-    }
-
     std::vector<StmtPtr> out = std::move(Before);
-    out.push_back(build::ifThen(Loc, std::move(guard), std::move(fused), std::move(general)));
-    cast<If>(*out.back()).rareElse = true;
+    if (guard) {
+      // Otherwise the same loop over the operands broadcast to the result's
+      // shape (no copy, stride-0 axes), into a new array that is then stored
+      // as NumPy stores a computed value.
+      std::vector<StmtPtr> general = broadcastLoop(*tree);
+      if (InPlace) {
+        general.push_back(build::assign(Loc, std::move(target), var(General, GeneralType)));
+      } else {
+        general.push_back(build::assign(Loc, var(Dest.var, DestType), var(General, GeneralType)));
+      }
+      out.push_back(build::ifThen(Loc, std::move(guard), std::move(fused), std::move(general)));
+      cast<If>(*out.back()).rareElse = true;
+    } else {
+      for (auto& s : fused) out.push_back(std::move(s));
+      ++Ctx.stats["fuse: shape tests proven"];
+    }
     ++Ctx.stats["fuse: loops created"];
     Ctx.stats["fuse: operations fused"] += Fused;
     return out;
@@ -422,8 +468,8 @@ class Fuser {
       if (InPlace) {
         extent = extentOf(Dest, k);
       } else {
-        for (auto& o : Operands)
-          if (o.rank == ResultRank && !extent) extent = extentOf(o, k);
+        for (size_t i = 0; i < Operands.size() && !extent; ++i)
+          if (Operands[i].rank == ResultRank) extent = extentOf(Operands[i], k), ExtentSource = static_cast<int>(i);
       }
       Before.push_back(build::assign(Loc, var(d, Type::int64()), std::move(extent)));
       dimVars.push_back(d);
@@ -433,16 +479,29 @@ class Fuser {
 
   /// The run-time test that the loop computes what broadcasting would:
   /// aligned extents equal, folded indices in range, and no operand sharing
-  /// memory with the destination of a store.
+  /// memory with the destination of a store. Null when nothing needs
+  /// testing: every extent is the one the loop's extents were read from,
+  /// or surely equal to it (ArrayExtents).
   ExprPtr elementwiseGuard(const std::vector<std::string>& dimVars) {
     ExprPtr guard;
     if (InPlace) guard = indicesInRange(std::move(guard), Dest);
+    // For each axis of the loop, the extents known equal to it: the one it
+    // was read from, then those tested (operand, axis of its variable).
+    const ArrayOperand& source = InPlace ? Dest : Operands[static_cast<size_t>(ExtentSource)];
+    std::vector<std::vector<std::pair<const ArrayOperand*, int>>> tested;
+    for (int k = 0; k < ResultRank; ++k) tested.push_back({{&source, static_cast<int>(source.leading.size()) + k}});
     for (auto& o : Operands) {
       if (InPlace && samePlace(o, Dest)) continue;  // the destination's own extents and indices
-      for (int j = 0; j < o.rank; ++j)
+      for (int j = 0; j < o.rank; ++j) {
+        const int k = ResultRank - o.rank + j, axis = static_cast<int>(o.leading.size()) + j;
+        auto& known = tested[static_cast<size_t>(k)];
+        bool same = false;
+        for (auto& [other, otherAxis] : known) same = same || sameExtent(o, axis, *other, otherAxis);
+        if (same) continue;
+        known.push_back({&o, axis});
         guard = build::logicalAnd(Loc, std::move(guard),
-                                  build::compare(Loc, CmpOp::Eq, extentOf(o, j),
-                                                 var(dimVars[ResultRank - o.rank + j], Type::int64())));
+                                  build::compare(Loc, CmpOp::Eq, extentOf(o, j), var(dimVars[k], Type::int64())));
+      }
       guard = indicesInRange(std::move(guard), o);
       // The destination read element for element as itself (same variable,
       // same indices) is the one operand a store may share memory with.
@@ -454,8 +513,15 @@ class Fuser {
         guard = build::logicalAnd(Loc, std::move(guard), std::move(notShared));
       }
     }
-    if (!guard) guard = std::make_unique<BoolLit>(Loc, true), guard->type = Type::boolTy();
     return guard;
+  }
+
+  /// Whether axis `i` of `a`'s array surely has the length of axis `j` of
+  /// `b`'s: the same axis of the same variable (read once, before the
+  /// loop), or two extents ArrayExtents names alike.
+  static bool sameExtent(const ArrayOperand& a, int i, const ArrayOperand& b, int j) {
+    if (a.var == b.var && i == j) return true;
+    return a.extents && b.extents && (*a.extents)[static_cast<size_t>(i)] == (*b.extents)[static_cast<size_t>(j)];
   }
 
   /// The nest `for i0 in range(n0): ... body` over the given extents.
@@ -690,6 +756,7 @@ class Fuser {
       if (allInts && static_cast<int>(x->indices.size()) + o.rank == x->base->type.rank()) {
         o.var = cast<VarRef>(*x->base).name;
         o.type = x->base->type;
+        o.extents = Extents.ofVar(o.var);
         for (auto& i : x->indices) {
           o.sources.push_back(simpleIndex(*i) ? i.get() : nullptr);
           std::string t = evaluateIndex(i);
@@ -700,6 +767,7 @@ class Fuser {
         return;
       }
     }
+    o.extents = Extents.of(*e);
     if (e->kind == ExprKind::Var) {
       o.var = cast<VarRef>(*e).name;
       o.type = e->type;
@@ -742,8 +810,10 @@ class Fuser {
 
   Function& F;
   PassContext& Ctx;
+  const ArrayExtents& Extents;
   SourceLoc Loc;
   int ResultRank = 0;
+  int ExtentSource = 0;  // the operand the loop's extents are read from (not InPlace)
   bool InPlace = false;
   ArrayOperand Dest;  // the assigned variable, or the array a view store writes
   Type DestType;      // of the assignment's target
@@ -824,15 +894,15 @@ class OperandExtractor {
 
 class FuseAssignments : public StmtMutator {
  public:
-  FuseAssignments(Function& f, PassContext& ctx) : F(f), Ctx(ctx) {}
+  FuseAssignments(Function& f, PassContext& ctx) : F(f), Ctx(ctx), Extents(f) {}
   std::vector<StmtPtr> mutateStmt(StmtPtr s) override {
     if (auto* a = dyn_cast<Assign>(s.get()); a && foldable(*a)) {
-      Fuser fuser(F, Ctx);
+      Fuser fuser(F, Ctx, Extents);
       std::vector<StmtPtr> out = fuser.fuseFold(*a);
       if (!out.empty()) return out;
     }
     if (auto* a = dyn_cast<Assign>(s.get()); a && rowFoldable(*a)) {
-      Fuser fuser(F, Ctx);
+      Fuser fuser(F, Ctx, Extents);
       std::vector<StmtPtr> out = fuser.fuseRowFold(*a);
       if (!out.empty()) return out;
     }
@@ -849,8 +919,11 @@ class FuseAssignments : public StmtMutator {
       extractor.extract(*value);
       if (!extractor.before.empty()) {
         std::vector<StmtPtr> out;
-        for (auto& b : extractor.before)
+        for (auto& b : extractor.before) {
+          auto& spill = cast<Assign>(*b);  // a fresh temporary's only assignment
+          Extents.addTemporary(cast<VarRef>(*spill.targets[0]).name, *spill.value);
           for (auto& r : fuseOne(std::move(b))) out.push_back(std::move(r));
+        }
         for (auto& r : fuseOne(std::move(s))) out.push_back(std::move(r));
         return out;
       }
@@ -882,7 +955,7 @@ class FuseAssignments : public StmtMutator {
   /// is returned.
   std::vector<StmtPtr> throughTemporary(StmtPtr s, const char* hint, std::vector<StmtPtr> (Fuser::*how)(Assign&)) {
     StmtPtr a = Ctx.spill(F, cast<Return>(*s).value, hint);
-    Fuser fuser(F, Ctx);
+    Fuser fuser(F, Ctx, Extents);
     std::vector<StmtPtr> out = (fuser.*how)(cast<Assign>(*a));
     if (out.empty()) out.push_back(std::move(a));
     out.push_back(std::move(s));
@@ -893,7 +966,7 @@ class FuseAssignments : public StmtMutator {
     if (auto* r = dyn_cast<Return>(s.get()); r && r->value && isElementwiseArrayCall(*r->value))
       return throughTemporary(std::move(s), "ret", &Fuser::fuse);  // `return E`
     if (auto* a = dyn_cast<Assign>(s.get())) {
-      Fuser fuser(F, Ctx);
+      Fuser fuser(F, Ctx, Extents);
       std::vector<StmtPtr> out = rowFoldable(*a) ? fuser.fuseRowFold(*a) : fuser.fuse(*a);
       if (!out.empty()) return out;
     }
@@ -902,6 +975,7 @@ class FuseAssignments : public StmtMutator {
 
   Function& F;
   PassContext& Ctx;
+  ArrayExtents Extents;
 };
 
 }  // namespace

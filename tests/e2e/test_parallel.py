@@ -360,6 +360,27 @@ def test_fused_sums_on_threads(build, opt):
                 np.testing.assert_array_equal(got, want, err_msg=f"n={n}, {t} threads")
 
 
+def test_fused_row_sums_on_threads(build, opt):
+    """Sums along the rows of element-wise trees compute blocks of rows
+    (about 8192 elements each, each block with its own row buffer) on all
+    threads from 2^16 elements on: NumPy's result bit for bit, for rows
+    shorter and longer than a block, a row count that leaves a partial last
+    block, and a NaN."""
+    comp, ref = build("parallel_plan", opt)
+    rng = np.random.default_rng(88)
+    for rows, cols in ((3, 5), (8191, 8), (9000, 300), (5, 20000), (70, 1)):
+        X, mu = rng.normal(size=(rows, cols)), rng.normal(size=cols)
+        nan = X.copy()
+        nan.flat[X.size // 2] = np.nan
+        for Xs in (X, nan):
+            want = (((Xs - mu) * (Xs - mu)).sum(1), (Xs * 2.0).sum(axis=-1))
+            np.testing.assert_array_equal(ref.fused_row_sums(Xs, mu)[0], want[0])  # NumPy's own order
+            for t in each_thread_count():
+                got = comp.fused_row_sums(Xs, mu)
+                for g, w in zip(got, want):
+                    np.testing.assert_array_equal(g, w, err_msg=f"{rows}x{cols}, {t} threads")
+
+
 def test_fused_loops_split_only_when_large(tmp_path):
     """The C++: a fused nest runs through pydd::parallel_range under the
     element-count test, and not inside a pfor (already parallel), nor with
@@ -373,6 +394,8 @@ def test_fused_loops_split_only_when_large(tmp_path):
     # A fused float sum's windows (each with its own buffer, whose
     # MemoryError is caught in the region and raised after it).
     assert body("fused_sums").count("pydd::parallel_range(") == 2 and "pydd::FirstError" in body("fused_sums")
+    # Row-wise sums: blocks of rows, each block's buffer its own.
+    assert body("fused_row_sums").count("pydd::parallel_range(") == 2
     # Folds exact in any order: parts on all threads, 1-D and 2-D alike.
     assert body("fused_folds").count("pydd::parallel_fold(") == 5
     off = run_pyddc(KERNEL, "--emit=cpp", "--parallel-fused=false").stdout

@@ -158,8 +158,10 @@ class Gen:
             alias = self.fresh("u")
             self.emit(f"{alias} = {src}")
             self.emit(f"{alias} += {src} * 0.5")
-        elif c < 0.74:
+        elif c < 0.72:
             self.emit(f"X[0] = X[-1] * 2.0 + X[0]")
+        elif c < 0.76:
+            self.extents()
         elif c < 0.9 and self.chance(0.35):
             # A named intermediate read by the next statement only (forward
             # substitution), summed along the rows (a row-buffered sum).
@@ -190,6 +192,23 @@ class Gen:
                 self.depth += 1
                 self.emit(r.choice(("break", "continue")))
                 self.depth -= 1
+
+    def extents(self):
+        """A vector made with an extent read from an integer, rebuilt from
+        itself, and sometimes (data-dependent) rebound to length 1, which
+        later statements broadcast: what fusion's proof of equal extents
+        (opt/ArrayExtents.h) must get right both ways."""
+        r = self.r
+        n, z = self.fresh("n"), self.fresh("z")
+        self.emit(f"{n} = shape(a, 0)")
+        self.emit(f"{z} = {r.choice(('arange', 'zeros', 'ones'))}({n}) * {self.lit()}")
+        self.emit(f"{z} = {r.choice(('maximum', 'minimum'))}({z}, {self.tree('vec', 1)})")
+        if self.chance(0.4):
+            self.emit(f"if s > {r.choice(('0.0', '1.0'))}:")
+            self.depth += 1
+            self.emit(f"{z} = {z}[0:1] * 2.0")
+            self.depth -= 1
+        self.vectors.append(z)
 
     def where_loop(self):
         """A loop over where(c)'s indices (the filter pass), sometimes with a

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -50,13 +51,17 @@ def main():
         # gets its allocation stack by rerunning the input with `pydd_fuzz FILE`.
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "quarantine_size_mb=16:malloc_context_size=0")
+        start = time.monotonic()
         proc = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, errors="replace", env=env)
+        elapsed = time.monotonic() - start
     log = proc.stderr
     execs = sum(int(n) for n in re.findall(r"stat::number_of_executed_units:\s*(\d+)", log))
     if not execs:  # -fork prints its own running total as "#N: cov: ..."
         m = re.findall(r"#(\d+):?\s+(?:cov:|DONE|pulse|NEW|REDUCE|INITED)", log)
         execs = int(m[-1]) if m else 0
-    print(f"libfuzzer: {execs} executions in {args.seconds} s, exit status {proc.returncode}")
+    # Interrupted (Ctrl-C to the campaign): libFuzzer's exit status 72.
+    print(f"libfuzzer: {execs} executions in {elapsed:.0f} s, exit status {proc.returncode}"
+          + (" (interrupted)" if proc.returncode == 72 else ""))
     if proc.returncode != 0:
         print(log[-6000:])
     return proc.returncode
