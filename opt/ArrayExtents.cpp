@@ -12,21 +12,24 @@ ArrayExtents::ArrayExtents(const Function& f) {
   // Every binding of every variable: an assignment's value, or null for a
   // binding of unknown value (a loop variable). Integers also count the
   // bindings inside loops, which may give a new value each iteration.
-  std::map<std::string, std::vector<const Expr*>> values;
+  std::map<std::string, std::vector<Binding>> values;
   std::map<std::string, int> intBindings;
-  std::map<std::string, const Expr*> lastValue;
+  std::map<std::string, Binding> lastValue;
   std::function<void(const Block&, int)> walk = [&](const Block& b, int loops) {
     for (auto& s : b.stmts) {
       if (auto* loop = dyn_cast<For>(s.get())) {
-        values[loop->var].push_back(nullptr);
+        values[loop->var].push_back(Binding{});
         intBindings[loop->var] += 2;
       }
       if (auto* a = dyn_cast<Assign>(s.get()); a && a->value) {
-        for (auto& t : a->targets)
-          if (auto* v = dyn_cast<VarRef>(t.get())) {
-            values[v->name].push_back(a->value.get());
+        // One target takes the value; several unpack it (`a, b = x, y`).
+        const bool unpacks = a->targets.size() > 1;
+        for (size_t k = 0; k < a->targets.size(); ++k)
+          if (auto* v = dyn_cast<VarRef>(a->targets[k].get())) {
+            const Binding b{a->value.get(), unpacks ? static_cast<int>(k) : -1};
+            values[v->name].push_back(b);
             intBindings[v->name] += loops ? 2 : 1;
-            lastValue[v->name] = a->value.get();
+            lastValue[v->name] = b;
           }
       }
       const int inner = loops + (s->kind == StmtKind::For || s->kind == StmtKind::While);
@@ -36,7 +39,7 @@ ArrayExtents::ArrayExtents(const Function& f) {
   walk(*f.body, 0);
 
   for (auto& p : f.params) {
-    if (p.type.isInteger() && !intBindings.count(p.name)) FixedInts[p.name] = nullptr;
+    if (p.type.isInteger() && !intBindings.count(p.name)) FixedInts[p.name] = Binding{};
     if (!p.type.isArray() || p.type.rank() < 1) continue;
     Value initial{Value::Named, {}};
     for (int k = 0; k < p.type.rank(); ++k) initial.names.push_back(p.name + ".shape[" + std::to_string(k) + "]");
@@ -61,7 +64,7 @@ ArrayExtents::ArrayExtents(const Function& f) {
       Value next;
       for (auto& p : f.params)
         if (p.name == name) next = current;  // the parameter's own extents
-      for (const Expr* v : values[name]) next = meet(next, v ? eval(*v) : Value{Value::Unnamed, {}});
+      for (const Binding& b : values[name]) next = meet(next, eval(b));
       if (next.kind != current.kind || next.names != current.names) {
         current = next;
         changed = true;
@@ -103,8 +106,7 @@ std::optional<std::string> ArrayExtents::intName(const Expr& e, int depth) const
   if (auto* v = dyn_cast<VarRef>(&e)) {
     auto it = FixedInts.find(v->name);
     if (it == FixedInts.end()) return std::nullopt;
-    std::optional<std::string> value;
-    if (it->second && depth < 8) value = intName(*it->second, depth + 1);
+    std::optional<std::string> value = depth < 8 ? intName(it->second, depth + 1) : std::nullopt;
     return value ? value : v->name;
   }
   if (auto* c = dyn_cast<Cast>(&e); c && c->operand->type == e.type) return intName(*c->operand, depth);
@@ -119,6 +121,29 @@ std::optional<std::string> ArrayExtents::intName(const Expr& e, int depth) const
     if (axis >= 0 && axis < rank) return a.names[static_cast<size_t>(axis)];
   }
   return std::nullopt;
+}
+
+std::optional<std::string> ArrayExtents::intName(const Binding& b, int depth) const {
+  if (!b.value) return std::nullopt;
+  if (b.element < 0) return intName(*b.value, depth);
+  if (auto* t = dyn_cast<TupleLit>(b.value); t && b.element < static_cast<int>(t->elems.size()))
+    return intName(*t->elems[static_cast<size_t>(b.element)], depth);
+  // `n, m = shape(X)`: X's extents.
+  auto* c = dyn_cast<Call>(b.value);
+  if (c && c->target == CallTarget::Library && c->library == lookupLibraryFunction("shape") && c->args.size() == 1) {
+    Value a = eval(*c->args[0]);
+    if (a.kind == Value::Named && b.element < static_cast<int>(a.names.size()))
+      return a.names[static_cast<size_t>(b.element)];
+  }
+  return std::nullopt;
+}
+
+ArrayExtents::Value ArrayExtents::eval(const Binding& b) const {
+  if (!b.value) return Value{Value::Unnamed, {}};
+  if (b.element < 0) return eval(*b.value);
+  if (auto* t = dyn_cast<TupleLit>(b.value); t && b.element < static_cast<int>(t->elems.size()))
+    return eval(*t->elems[static_cast<size_t>(b.element)]);
+  return Value{Value::Unnamed, {}};
 }
 
 ArrayExtents::Value ArrayExtents::eval(const Expr& e) const {

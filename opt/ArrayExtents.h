@@ -52,7 +52,14 @@ class ArrayExtents {
   void addTemporary(const std::string& name, const Expr& value);
 
  private:
+  /// What one assignment binds a variable to: `value`, or its element
+  /// `element` (`a, b = x, y`; `n, m = shape(X)`). Null: unknown.
+  struct Binding {
+    const Expr* value = nullptr;
+    int element = -1;
+  };
   std::optional<std::string> intName(const Expr& e, int depth = 0) const;
+  std::optional<std::string> intName(const Binding& b, int depth) const;
   /// Evaluates `e` under the current assumptions; Unknown leaves are
   /// optimistic (they meet anything).
   struct Value {
@@ -60,11 +67,12 @@ class ArrayExtents {
     Names names;
   };
   Value eval(const Expr& e) const;
+  Value eval(const Binding& b) const;
   static Value meet(const Value& a, const Value& b);
 
   /// Integers that cannot change once set, with their value (null for a
   /// parameter): one is named as its value is, when that has a name.
-  std::map<std::string, const Expr*> FixedInts;
+  std::map<std::string, Binding> FixedInts;
   std::map<std::string, Value> Arrays;
 };
 
