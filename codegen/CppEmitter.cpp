@@ -767,11 +767,13 @@ class FunctionEmitter {
       line(d, "if (" + error + ".failed()) return;");
       line(d++, "try {");
     }
+    d = localCopies(f, d);
     InParallelRegion = InIndependentLoop = true;
     InGuardedNest = guarded;
     RangeOverride = {lo, hi};
     forLoop(f, d);
     InParallelRegion = InIndependentLoop = InGuardedNest = false;
+    while (d > depth + 2 + (guarded ? 1 : 0)) line(--d, "}");
     if (guarded) line(d - 1, "} catch (...) { " + error + ".capture(); }");
     line(depth + 1, "};");
     line(depth + 1, "if (" + start + " < " + stop + " && " + work + " >= pydd::kParallelElements) pydd::parallel_range(" +
@@ -780,6 +782,46 @@ class FunctionEmitter {
     if (guarded) line(depth + 1, error + ".rethrow();");
     line(depth, "}");
     return true;
+  }
+
+  /// Opens a block in which each scalar the nest reads but does not
+  /// assign, and the view of each array it reads or stores, is a local copy
+  /// under the same name; returns the depth inside it. The lambda captures
+  /// them by reference, and a store through a double* (or int64_t*) may
+  /// change a captured double (or int64_t) as far as the C++ compiler can
+  /// tell: it would reload each one per element and give up vectorizing a
+  /// body with several stores (merged loops). Locals whose address is never
+  /// taken cannot alias.
+  int localCopies(const For& nest, int depth) {
+    const std::set<std::string> assigned = assignedVars(nest);
+    std::set<std::string> read;
+    std::function<void(const Expr&)> reads = [&](const Expr& e) {
+      if (auto* v = dyn_cast<VarRef>(&e)) read.insert(v->name);
+      forEachChild(e, reads);
+    };
+    std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+      forEachPart(st, reads, [&](const Block& b) {
+        for (auto& inner : b.stmts) walk(*inner);
+      });
+    };
+    walk(nest);
+    std::vector<std::pair<std::string, std::string>> copies;  // (declaration type, name)
+    for (auto& v : read) {
+      const Type* t = F.lookup(v);
+      if (!t || assigned.count(v)) continue;
+      if (t->isScalar() && !t->isComplex()) copies.push_back({"const " + cxxType(*t), var(v)});
+      else if (t->isArray() && Views.count(v)) copies.push_back({"const auto", Views[v]});
+    }
+    if (copies.empty()) return depth;
+    std::vector<std::string> outer;
+    for (auto& [type, name] : copies) {
+      outer.push_back(temp("cap"));
+      line(depth, "const auto& " + outer.back() + " = " + name + ";");
+    }
+    line(depth, "{");
+    for (size_t k = 0; k < copies.size(); ++k)
+      line(depth + 1, "[[maybe_unused]] " + copies[k].first + " " + copies[k].second + " = " + outer[k] + ";");
+    return depth + 1;
   }
 
   /// A fold's nest (For::foldsInto, set by fusion: any, all, an integer sum
@@ -1050,12 +1092,13 @@ class FunctionEmitter {
   }
 
   /// The views of a short straight-line innermost range loop (element
-  /// stores and scalar assignments only) whose last index is the loop
-  /// variable: the loop gets a copy for when they are all contiguous along
-  /// that axis. None with bounds checks (the checked path stays the one).
+  /// stores and scalar assignments only, up to 16: merged fused loops) whose
+  /// last index is the loop variable: the loop gets a copy for when they are
+  /// all contiguous along that axis. None with bounds checks (the checked
+  /// path stays the one).
   std::set<std::string> unitStrideCandidates(const For& f) {
     std::set<std::string> views;
-    if (Opts.boundsCheck || RareDepth > 0 || f.body->stmts.empty() || f.body->stmts.size() > 4) return {};
+    if (Opts.boundsCheck || RareDepth > 0 || f.body->stmts.empty() || f.body->stmts.size() > 16) return {};
     for (auto& s : f.body->stmts) {
       auto* a = dyn_cast<Assign>(s.get());
       if (!a || a->targets.size() != 1 || !a->value) return {};

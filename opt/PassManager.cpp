@@ -16,6 +16,7 @@
 #include "opt/SampledFusion.h"
 #include "opt/SparseLayout.h"
 #include "opt/LICM.h"
+#include "opt/MergeLoops.h"
 
 namespace pydd {
 namespace {
@@ -49,6 +50,9 @@ const std::vector<PassInfo>& registry() {
       // disables both.
       {"licm", "loop-invariant code motion", 2, loopInvariantCodeMotion},
       {"fuse", "dense element-wise fusion", 2, fuseElementwise},
+      // Straight after fusion, whose loops it merges: LICM would move the
+      // statements between them.
+      {"merge", "merging of consecutive fused loops", 2, mergeFusedLoops},
       {"licm", "loop-invariant code motion (after fusion)", 2, loopInvariantCodeMotion},
       {"alloc", "allocation hoisting", 2, hoistAllocations},
       {"dce", "dead code elimination", 1, eliminateDeadCode},

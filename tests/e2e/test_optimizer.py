@@ -248,3 +248,23 @@ def test_short_dot_products(build, opt):
     a, b = normal(12), normal(6)
     assert comp.vector_dot(a[::2], b) == np.dot(a[::2], b)
     same(comp.vector_dot, ref.vector_dot, normal(4), normal(5))  # ValueError
+
+
+def test_merged_loops(build, opt):
+    """Runs of fused loops merged into one, with arrays made scalars: the
+    Python run's results, for empty, strided and (2-D, threaded) large
+    operands."""
+    comp, ref = build("optimizer", opt)
+    for n in (0, 1, 5, 1000):
+        t = RNG.integers(0, 50, size=n)
+        same(comp.merged_chain, ref.merged_chain, t, 60)
+        same(comp.merged_chain, ref.merged_chain, t[::-2], 60)
+    for shape in ((0, 3), (3, 4), (300, 301)):
+        T = RNG.integers(-5, 50, size=shape)
+        same(comp.merged_grid, ref.merged_grid, T, 60)
+        same(comp.merged_grid, ref.merged_grid, T.T, 61)
+    same(comp.merged_kept, ref.merged_kept, normal(7))
+    same(comp.merged_kept, ref.merged_kept, normal(7)[::3])
+    for reps in (0, 1, 3):
+        same(comp.merged_in_loop, ref.merged_in_loop, normal(9), reps)
+    same(comp.merged_rebinds, ref.merged_rebinds, normal(50))
