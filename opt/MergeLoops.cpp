@@ -216,6 +216,7 @@ class Merger {
     std::set<std::string> refs = referencedVars(*nest.outer);
     std::set<std::string> stored = nest.stored;
     std::map<std::string, std::string> renamed;  // a -> w for a statement `a = w` left in place
+    std::vector<const Stmt*> renames;
     std::vector<size_t> moved;                   // statements between loops that move above the head
     Heads.push_back(std::make_unique<Nest>(std::move(nest)));
     Nest& merged = *Heads.back();
@@ -260,6 +261,7 @@ class Merger {
       // the old a); later code reads w.
       if (auto* v = dyn_cast<VarRef>(a->value.get()); v && stored.count(v->name)) {
         renamed[target] = v->name;
+        renames.push_back(&s);
         w.define(s);
         continue;
       }
@@ -272,7 +274,28 @@ class Merger {
     }
     if (mergedAny)
       for (auto& name : stored) Contractible[name] = Group{&merged, true};
-    return i - 1;
+    return i - 1 - removeDeadRenames(b, renames, i);
+  }
+
+  /// Removes the renamings `a = w` left in place whose a nothing reads
+  /// after them, in the function's own block (in a loop, the next
+  /// iteration could read a before the renaming): w, no longer read there,
+  /// may then become a scalar. Returns how many of those before `end` went.
+  size_t removeDeadRenames(Block& b, const std::vector<const Stmt*>& renames, size_t end) {
+    if (&b != F.body.get()) return 0;
+    size_t removed = 0;
+    for (auto* r : renames) {
+      size_t p = 0;
+      while (p < b.stmts.size() && b.stmts[p].get() != r) ++p;
+      if (p == b.stmts.size()) continue;
+      const std::string& name = cast<VarRef>(*cast<Assign>(*r).targets[0]).name;
+      VarCounts after;
+      for (size_t k = p + 1; k < b.stmts.size(); ++k) after.count(*b.stmts[k]);
+      if (after.reads[name] != 0) continue;
+      b.stmts.erase(b.stmts.begin() + static_cast<std::ptrdiff_t>(p));
+      if (p < end) ++removed;
+    }
+    return removed;
   }
 
   /// Moves the statements at `moved` (indices after `head`, ascending)

@@ -23,9 +23,11 @@
 // first loop's effects are not visible), read no element of an array the
 // first loop writes, and assign nothing the first loop reads. A statement
 // `a = w` that renames the array w a loop wrote stays where it is; later
-// moved statements and loops read w for a. Anything else ends the run of
-// loops. An array becomes a scalar when the merged loop's body holds every
-// reference to it except its allocation.
+// moved statements and loops read w for a (and in the function's own block,
+// where no later iteration can read a, it goes when nothing after it reads
+// a). Anything else ends the run of loops. An array becomes a scalar when
+// the merged loop's body holds every reference to it except its
+// allocation.
 #pragma once
 
 #include "ir/IR.h"

@@ -128,7 +128,9 @@ class Gen:
         r = self.r
         c = r.random()
         shape = self.pick_shape()
-        if c < 0.25:
+        if c < 0.25 and shape != "row" and self.chance(0.3):
+            self.chain(shape)
+        elif c < 0.25:
             name = self.fresh("v" if shape != "mat" else "M")
             self.emit(f"{name} = {self.tree(shape)}")
             {"vec": self.vectors, "row": self.rows, "mat": self.matrices}[shape].append(name)
@@ -192,6 +194,28 @@ class Gen:
                 self.depth += 1
                 self.emit(r.choice(("break", "continue")))
                 self.depth -= 1
+
+    def chain(self, shape):
+        """Named intermediates of one shape, each read by the next: what
+        loop merging (opt/MergeLoops.h) runs as one loop, with the ones
+        nothing else reads made scalars. One may be rebuilt from itself (a
+        temporary the name then takes), or read reversed (elements the
+        merged iteration has not computed: not merged)."""
+        r = self.r
+        pool = self.vectors if shape == "vec" else self.matrices
+        reverse = "[::-1]" if shape == "vec" else "[::-1, :]"
+        names = []
+        for _ in range(r.randint(2, 4)):
+            name = self.fresh("c")
+            prev = names[-1] if names else r.choice(pool)
+            self.emit(f"{name} = ({self.tree(shape, 2)}) * 0.5 + {prev}")
+            names.append(name)
+            if self.chance(0.25):
+                self.emit(f"{name} = maximum({name}, {names[0]} - 1.0)")
+            if self.chance(0.15):
+                self.emit(f"{name} = {name}{reverse} * 0.5 + {names[0]}")
+        # Some stay readable later (they stay arrays), the others are dead.
+        pool.extend(n for n in names if self.chance(0.5))
 
     def extents(self):
         """A vector made with an extent read from an integer, rebuilt from
