@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ir/IR.h"
 
@@ -26,6 +27,14 @@ struct CppOptions {
 /// The kernel functions of `m` as C++ in namespace `m.name`, with the
 /// runtime includes. Host-specific glue is appended by the other emitters.
 std::string emitKernelCpp(const Module& m, const CppOptions& options);
+
+/// The same as up to `parts` translation units that the C++ compiler can
+/// build at the same time: each has the includes and every declaration, and
+/// the definitions are spread so that the parts' sizes are even (a short
+/// function stays with a caller, which can then inline it). One part when
+/// the module is too small for a split to pay. The first part is the
+/// smallest; a host's glue goes there.
+std::vector<std::string> emitKernelCppParts(const Module& m, const CppOptions& options, unsigned parts);
 
 /// The C++ declaration of `f` as it appears in the generated code and in
 /// the host=cpp header (without a trailing ';'); `withDefaults` adds the

@@ -21,7 +21,9 @@ namespace {
 // thread, so one slot is enough; a second ScratchDir while one is active
 // only loses the signal-time cleanup for itself (its destructor still runs).
 char ActivePath[PATH_MAX];
-volatile sig_atomic_t ActiveChild = 0;
+// The compilers running now (executeAll runs several at once).
+constexpr size_t kMaxChildren = 16;
+volatile sig_atomic_t ActiveChildren[kMaxChildren] = {};
 bool Installed = false;
 
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT};
@@ -55,11 +57,14 @@ void removeTree(int parent, const char* name, int depth) {
 }
 
 void onSignal(int sig) {
-  pid_t child = ActiveChild;
-  if (child > 0) {
+  for (size_t k = 0; k < kMaxChildren; ++k) {
+    pid_t child = ActiveChildren[k];
     // The whole group: the driver's cc1plus, as and ld write here too.
-    kill(-child, sig == SIGPIPE ? SIGTERM : sig);
-    waitpid(child, nullptr, 0);  // it must stop writing into the directory first
+    if (child > 0) kill(-child, sig == SIGPIPE ? SIGTERM : sig);
+  }
+  for (size_t k = 0; k < kMaxChildren; ++k) {
+    pid_t child = ActiveChildren[k];
+    if (child > 0) waitpid(child, nullptr, 0);  // it must stop writing into the directory first
   }
   if (ActivePath[0]) removeTree(AT_FDCWD, ActivePath, 0);
   // SA_RESETHAND restored the default action: die of the same signal.
@@ -116,31 +121,49 @@ std::string ScratchDir::file(llvm::StringRef name) const {
 }
 
 int ScratchDir::execute(const std::vector<std::string>& argv, const std::string& log, std::string& message) const {
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&files, 1, 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  pid_t pid = 0;
-  int err = posix_spawn(&pid, args[0], &files, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&files);
-  posix_spawnattr_destroy(&attr);
-  if (err != 0) {
-    message = std::strerror(err);
-    return -1;
+  std::vector<std::string> messages;
+  int status = executeAll({argv}, {log}, messages)[0];
+  message = messages[0];
+  return status;
+}
+
+std::vector<int> ScratchDir::executeAll(const std::vector<std::vector<std::string>>& commands,
+                                        const std::vector<std::string>& logs,
+                                        std::vector<std::string>& messages) const {
+  std::vector<int> statuses(commands.size(), -1);
+  messages.assign(commands.size(), "");
+  std::vector<pid_t> pids(commands.size(), 0);
+  for (size_t k = 0; k < commands.size() && k < kMaxChildren; ++k) {
+    std::vector<char*> args;
+    for (auto& a : commands[k]) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    posix_spawn_file_actions_t files;
+    posix_spawn_file_actions_init(&files);
+    posix_spawn_file_actions_addopen(&files, 1, logs[k].c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&files, 1, 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    int err = posix_spawn(&pids[k], args[0], &files, &attr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&files);
+    posix_spawnattr_destroy(&attr);
+    if (err != 0) {
+      messages[k] = std::strerror(err);
+      pids[k] = 0;
+      break;  // the ones started are waited for below
+    }
+    ActiveChildren[k] = pids[k];
   }
-  ActiveChild = pid;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  for (size_t k = 0; k < pids.size(); ++k) {
+    if (!pids[k]) continue;
+    int status = 0;
+    while (waitpid(pids[k], &status, 0) < 0 && errno == EINTR) {
+    }
+    ActiveChildren[k] = 0;
+    statuses[k] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
-  ActiveChild = 0;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return statuses;
 }
 
 }  // namespace pydd

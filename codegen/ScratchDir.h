@@ -32,6 +32,10 @@ class ScratchDir {
   /// the exit status, 128 + N after signal N, or -1 if it could not start
   /// (`message` says why).
   int execute(const std::vector<std::string>& argv, const std::string& log, std::string& message) const;
+  /// Runs the commands at the same time, each as execute does (its output
+  /// to logs[k]), and waits for all; at most 16. Returns their statuses.
+  std::vector<int> executeAll(const std::vector<std::vector<std::string>>& commands,
+                              const std::vector<std::string>& logs, std::vector<std::string>& messages) const;
 
  private:
   llvm::SmallString<256> Path;

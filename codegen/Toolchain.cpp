@@ -67,36 +67,70 @@ bool writeFile(const std::string& path, llvm::StringRef text, std::string& error
   return true;
 }
 
-/// Runs a command; on failure explains it, pointing at the saved output.
-bool run(const std::vector<std::string>& argv, const ScratchDir& scratch, bool verbose, std::string& error) {
-  if (verbose) {
-    for (size_t i = 0; i < argv.size(); ++i) llvm::errs() << (i ? " " : "") << argv[i];
-    llvm::errs() << "\n";
-  }
-  std::string log = scratch.file("compiler.log");
-  std::string message;
-  int rc = scratch.execute(argv, log, message);
-  if (rc == 0) return true;
+/// Explains why command `argv0` failed with status `rc` (-1: it could not
+/// start, `message` says why), from its saved output `log`.
+std::string failure(const std::string& argv0, int rc, const std::string& message, const std::string& log,
+                    const ScratchDir& scratch) {
+  if (rc == -1) return "cannot run " + argv0 + ": " + message;
   auto output = llvm::MemoryBuffer::getFile(log);
-  if (rc == -1) {
-    error = "cannot run " + argv[0] + ": " + message;
-    return false;
-  }
   // The machine, not the code: a full disk (the scratch directory is under
   // $TMPDIR; the compiler's own temporaries too).
   auto space = llvm::sys::fs::disk_space(scratch.path());
   bool full = space && space->available < (1u << 20);
-  if (full || (output && (*output)->getBuffer().contains("No space left on device"))) {
-    error = "disk full: the C++ compiler could not write its output in " + scratch.path().str() +
-            " (No space left on device); free some space or set TMPDIR";
-    return false;
-  }
+  if (full || (output && (*output)->getBuffer().contains("No space left on device")))
+    return "disk full: the C++ compiler could not write its output in " + scratch.path().str() +
+           " (No space left on device); free some space or set TMPDIR";
   // Generated code that does not compile is a pyddc bug, never the user's.
-  error = "internal error: the C++ compiler failed on generated code (" +
-          (rc > 128 ? "killed by signal " + std::to_string(rc - 128) : "exit status " + std::to_string(rc)) +
-          "); please report this";
+  std::string error = "internal error: the C++ compiler failed on generated code (" +
+                      (rc > 128 ? "killed by signal " + std::to_string(rc - 128) : "exit status " + std::to_string(rc)) +
+                      "); please report this";
   if (output && (*output)->getBufferSize()) error += "\n" + (*output)->getBuffer().take_front(4000).str();
-  return false;
+  return error;
+}
+
+/// Runs the commands at the same time; on a failure explains the first
+/// that failed, pointing at its saved output.
+bool runAll(const std::vector<std::vector<std::string>>& commands, const ScratchDir& scratch, bool verbose,
+            std::string& error) {
+  std::vector<std::string> logs;
+  for (size_t k = 0; k < commands.size(); ++k) {
+    if (verbose) {
+      for (size_t i = 0; i < commands[k].size(); ++i) llvm::errs() << (i ? " " : "") << commands[k][i];
+      llvm::errs() << "\n";
+    }
+    logs.push_back(scratch.file(k ? "compiler-" + std::to_string(k) + ".log" : "compiler.log"));
+  }
+  std::vector<std::string> messages;
+  std::vector<int> statuses = scratch.executeAll(commands, logs, messages);
+  for (size_t k = 0; k < commands.size(); ++k)
+    if (statuses[k] != 0) {
+      error = failure(commands[k][0], statuses[k], messages[k], logs[k], scratch);
+      return false;
+    }
+  return true;
+}
+
+bool run(const std::vector<std::string>& argv, const ScratchDir& scratch, bool verbose, std::string& error) {
+  return runAll({argv}, scratch, verbose, error);
+}
+
+/// Writes the translation units `sources` into the scratch directory and
+/// compiles each into an object file, all at once; returns the objects.
+bool compileParts(const std::string& cxx, const std::vector<std::string>& sources, const std::string& module,
+                  const ScratchDir& scratch, const ToolchainOptions& options, std::vector<std::string>& objects,
+                  std::string& error) {
+  std::vector<std::vector<std::string>> commands;
+  for (size_t k = 0; k < sources.size(); ++k) {
+    std::string stem = module + (k ? "_" + std::to_string(k) : "");
+    std::string src = scratch.file(stem + ".cpp");
+    objects.push_back(scratch.file(stem + ".o"));
+    if (!writeFile(src, sources[k], error)) return false;
+    std::vector<std::string> compile = {cxx};
+    for (auto& f : commonFlags(options)) compile.push_back(f);
+    for (std::string f : {std::string("-c"), src, std::string("-o"), objects.back()}) compile.push_back(f);
+    commands.push_back(std::move(compile));
+  }
+  return runAll(commands, scratch, options.verbose, error);
 }
 
 /// Moves a finished build into place in one step. The scratch directory
@@ -166,22 +200,29 @@ bool findCompiler(const std::string& cxx, std::string& path, std::string& error)
 
 }  // namespace
 
-BuildOutput buildPythonModule(const std::string& source, const std::string& module, const std::string& outDir,
-                              const ToolchainOptions& options) {
+BuildOutput buildPythonModule(const std::vector<std::string>& sources, const std::string& module,
+                              const std::string& outDir, const ToolchainOptions& options) {
   BuildOutput out;
   std::string cxx;
   if (!findCompiler(options.cxx, cxx, out.error)) return out;
   ScratchDir scratch;
   if (!scratch.ok()) return out.error = scratchError(), out;
   if (!ensureDir(outDir, out.error)) return out;
-  std::string src = scratch.file(module + ".cpp");
   std::string so = scratch.file(module + PYDD_EXT_SUFFIX);
-  if (!writeFile(src, source, out.error)) return out;
   std::vector<std::string> argv = {cxx};
   for (auto& f : commonFlags(options)) argv.push_back(f);
   for (const char* f : {"-shared", "-fvisibility=hidden", "-o"}) argv.push_back(f);
   argv.push_back(so);
-  argv.push_back(src);
+  if (sources.size() == 1) {
+    // One part: compiled and linked in one command.
+    std::string src = scratch.file(module + ".cpp");
+    if (!writeFile(src, sources[0], out.error)) return out;
+    argv.push_back(src);
+  } else {
+    std::vector<std::string> objects;
+    if (!compileParts(cxx, sources, module, scratch, options, objects, out.error)) return out;
+    for (auto& o : objects) argv.push_back(o);
+  }
   argv.push_back(runtimeLayout().libraryDir + "/libpydd_runtime.a");
   argv.push_back("-L" + runtimeLayout().libraryDir);
   argv.push_back("-Wl,-rpath," + runtimeLayout().libraryDir);
@@ -194,24 +235,20 @@ BuildOutput buildPythonModule(const std::string& source, const std::string& modu
   return out;
 }
 
-BuildOutput buildCppLibrary(const std::string& source, const std::string& header, const std::string& module,
-                            const std::string& outDir, const ToolchainOptions& options) {
+BuildOutput buildCppLibrary(const std::vector<std::string>& sources, const std::string& header,
+                            const std::string& module, const std::string& outDir, const ToolchainOptions& options) {
   BuildOutput out;
   std::string cxx;
   if (!findCompiler(options.cxx, cxx, out.error)) return out;
   ScratchDir scratch;
   if (!scratch.ok()) return out.error = scratchError(), out;
   if (!ensureDir(outDir, out.error)) return out;
-  std::string src = scratch.file(module + ".cpp");
-  std::string obj = scratch.file(module + ".o");
   std::string archive = scratch.file("lib" + module + ".a");
   std::string shared = scratch.file("lib" + module + ".so");
   std::string hdr = scratch.file(module + ".h");
-  if (!writeFile(src, source, out.error) || !writeFile(hdr, header, out.error)) return out;
-  std::vector<std::string> compile = {cxx};
-  for (auto& f : commonFlags(options)) compile.push_back(f);
-  for (std::string f : {std::string("-c"), src, std::string("-o"), obj}) compile.push_back(f);
-  if (!run(compile, scratch, options.verbose, out.error)) return out;
+  if (!writeFile(hdr, header, out.error)) return out;
+  std::vector<std::string> objects;
+  if (!compileParts(cxx, sources, module, scratch, options, objects, out.error)) return out;
   // The archive carries the compiled part of the runtime too, so that a
   // host links just lib<module>.a (a second kernel archive's copy is never
   // pulled in: its symbols are already defined).
@@ -220,13 +257,17 @@ BuildOutput buildCppLibrary(const std::string& source, const std::string& header
   if (auto ec = llvm::sys::fs::create_directories(runtimeObjects)) return out.error = cannotWrite(runtimeObjects, ec), out;
   if (!run({ar, "x", "--output=" + runtimeObjects, runtimeLayout().libraryDir + "/libpydd_runtime.a"}, scratch, options.verbose, out.error))
     return out;
-  std::vector<std::string> archiveCmd = {ar, "rcs", archive, obj};
+  std::vector<std::string> archiveCmd = {ar, "rcs", archive};
+  for (auto& o : objects) archiveCmd.push_back(o);
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(runtimeObjects, ec), end; it != end && !ec; it.increment(ec))
     archiveCmd.push_back(it->path());
   if (!run(archiveCmd, scratch, options.verbose, out.error)) return out;
-  std::vector<std::string> link = {cxx, "-shared", "-fopenmp", "-o", shared, obj,
-                                   runtimeLayout().libraryDir + "/libpydd_runtime.a", "-Wl,--as-needed", "-lopenblas"};
+  std::vector<std::string> link = {cxx, "-shared", "-fopenmp", "-o", shared};
+  for (auto& o : objects) link.push_back(o);
+  for (std::string f : {runtimeLayout().libraryDir + "/libpydd_runtime.a", std::string("-Wl,--as-needed"),
+                        std::string("-lopenblas")})
+    link.push_back(f);
   for (auto& f : extraFlags()) link.push_back(f);
   if (!run(link, scratch, options.verbose, out.error))
     return out;

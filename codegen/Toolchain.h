@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace pydd {
 
@@ -16,16 +17,18 @@ struct BuildOutput {
   std::string error;  // why it failed, for the user
 };
 
-/// Compiles `source` into `outDir/<module><EXT_SUFFIX>`, an extension
-/// module linked against libpydd_python.so. The file appears atomically,
-/// so a process that has the previous build loaded is not disturbed.
-BuildOutput buildPythonModule(const std::string& source, const std::string& module, const std::string& outDir,
-                              const ToolchainOptions& options);
+/// Compiles `sources`, the translation units of one module (compiled at
+/// the same time when there are several), into
+/// `outDir/<module><EXT_SUFFIX>`, an extension module linked against
+/// libpydd_python.so. The file appears atomically, so a process that has
+/// the previous build loaded is not disturbed.
+BuildOutput buildPythonModule(const std::vector<std::string>& sources, const std::string& module,
+                              const std::string& outDir, const ToolchainOptions& options);
 
-/// Compiles `source` into `outDir/lib<module>.a` and `outDir/lib<module>.so`
+/// Compiles `sources` into `outDir/lib<module>.a` and `outDir/lib<module>.so`
 /// and writes `header` to `outDir/<module>.h`.
-BuildOutput buildCppLibrary(const std::string& source, const std::string& header, const std::string& module,
-                            const std::string& outDir, const ToolchainOptions& options);
+BuildOutput buildCppLibrary(const std::vector<std::string>& sources, const std::string& header,
+                            const std::string& module, const std::string& outDir, const ToolchainOptions& options);
 
 /// What a C++ host adds to its compile line / link line.
 std::string hostCxxFlags();

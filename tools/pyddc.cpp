@@ -3,6 +3,7 @@
 
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 
 #include "codegen/BuildCache.h"
@@ -65,6 +66,10 @@ cl::opt<bool> ParallelFused("parallel-fused",
                             cl::init(true), cl::cat(Category));
 cl::opt<bool> Werror("Werror", cl::desc("Make warnings (a pfor that runs sequentially...) errors"), cl::cat(Category));
 cl::opt<bool> Verbose("v", cl::desc("Show the C++ compiler commands and cache use"), cl::cat(Category));
+cl::opt<unsigned> Jobs("j",
+                       cl::desc("C++ compiler processes for one module (default: the cores, at most 4; "
+                                "a module too small to split gets one)"),
+                       cl::Prefix, cl::init(0), cl::cat(Category));
 cl::opt<bool> NoCache("no-cache", cl::desc("Build even when the compile cache holds this build, and do not store it"),
                       cl::cat(Category));
 cl::opt<bool> InCache("in-cache",
@@ -147,8 +152,12 @@ int main(int argc, char** argv) {
   cpp.boundsCheck = BoundsCheck;
   cpp.interruptChecks = InterruptChecks;
   cpp.parallelFused = ParallelFused;
-  std::string source = pydd::emitKernelCpp(*m, cpp);
-  if (HostKind == Host::Python) source += pydd::emitPythonGlue(*m);
+  // --emit=cpp prints one translation unit; a build compiles the module
+  // in parts at the same time.
+  unsigned jobs = Jobs ? Jobs : std::min(4u, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::string> sources = pydd::emitKernelCppParts(*m, cpp, EmitKind == Emit::Cpp ? 1 : jobs);
+  if (HostKind == Host::Python) sources[0] += pydd::emitPythonGlue(*m);
+  const std::string& source = sources[0];
 
   if (EmitKind == Emit::IR) {
     outs() << pydd::printModule(*m);
@@ -165,8 +174,8 @@ int main(int argc, char** argv) {
   tc.verbose = Verbose;
   std::string header = HostKind == Host::Cpp ? pydd::emitCppHeader(*m) : "";
   auto build = [&](const std::string& dir) {
-    return HostKind == Host::Python ? pydd::buildPythonModule(source, module, dir, tc)
-                                    : pydd::buildCppLibrary(source, header, module, dir, tc);
+    return HostKind == Host::Python ? pydd::buildPythonModule(sources, module, dir, tc)
+                                    : pydd::buildCppLibrary(sources, header, module, dir, tc);
   };
   if (NoCache) {
     if (InCache) return fail("--in-cache and --no-cache exclude each other");
@@ -179,7 +188,7 @@ int main(int argc, char** argv) {
   key.add("host", HostKind == Host::Python ? "python" : "cpp");
   key.add("module", module);
   key.add("source", diag.source());
-  key.add("cpp", source);
+  for (auto& part : sources) key.add("cpp", part);
   key.add("header", header);
   key.addToolchain(tc, sys::fs::getMainExecutable(argv[0], reinterpret_cast<void*>(&fail)));
   pydd::BuildCache cache(pydd::BuildCache::defaultRoot(), pydd::BuildCache::defaultLimit(), Verbose);

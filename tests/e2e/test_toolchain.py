@@ -7,11 +7,13 @@ module into one directory all succeed and never expose a half-written file.
 
 import importlib.util
 import os
+import shlex
 import shutil
 import signal
 import subprocess
 import time
 
+import numpy as np
 import pytest
 
 from conftest import run_pyddc
@@ -105,3 +107,61 @@ def test_concurrent_builds_of_one_module(kernel, tmp_path, pyddc):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     assert mod.add_one(41) == 42
+
+
+# ---- a module compiled in parts at once -------------------------------------------------------
+
+PARTS_MAIN = r"""#include "slow.h"
+#include <cstdio>
+int main() {
+  double a[3] = {1, 2, 3}, b[3] = {0.5, 0.25, 4};
+  auto x = pydd::Array<double, 1>::borrow(a, {3}), y = pydd::Array<double, 1>::borrow(b, {3});
+  double s = 0;
+  for (auto r : {slow::k0(x, y), slow::k17(x, y), slow::k39(x, y)}) s += r(0) + r(1) + r(2);
+  std::printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+def _slow_reference(i, a, b):
+    return (a * i + b) / (a - b * (i + 0.5)) + np.sqrt(a * a + i)
+
+
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_module_compiled_in_parts(tmp_path, pyddc, jobs):
+    """-j N compiles a large module as N translation units at once (one
+    compile command each, then a link); the module works the same."""
+    src = tmp_path / "slow.pydd"
+    src.write_text("from pydd import *\n" + SLOW_KERNEL.replace("Array(float64)", "Array(float64, 1)"))
+    proc = run_pyddc(src, "-v", "--no-cache", f"-j{jobs}", "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    compiles = [line for line in proc.stderr.splitlines() if " -c " in line]
+    assert len(compiles) == (jobs if jobs > 1 else 0), proc.stderr
+    (so,) = (tmp_path / "out").glob("slow.*.so")
+    spec = importlib.util.spec_from_file_location("slow", so)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.25, 4.0])
+    for i in range(40):
+        np.testing.assert_allclose(getattr(mod, f"k{i}")(a, b), _slow_reference(i, a, b), rtol=1e-15)
+
+
+def test_cpp_library_compiled_in_parts(tmp_path, pyddc):
+    src = tmp_path / "slow.pydd"
+    src.write_text("from pydd import *\n" + SLOW_KERNEL.replace("Array(float64)", "Array(float64, 1)"))
+    built = run_pyddc("--host=cpp", "-v", "--no-cache", "-j2", src, "-o", tmp_path)
+    assert built.returncode == 0, built.stderr
+    assert len([line for line in built.stderr.splitlines() if " -c " in line]) == 2, built.stderr
+    (tmp_path / "main.cpp").write_text(PARTS_MAIN)
+    flags = shlex.split(run_pyddc("--cxxflags").stdout) + ["-I", str(tmp_path)]
+    ldflags = shlex.split(run_pyddc("--ldflags").stdout)
+    exe = tmp_path / "main"
+    cc = subprocess.run([shutil.which("c++"), *flags, str(tmp_path / "main.cpp"), str(tmp_path / "libslow.a"),
+                         *ldflags, "-o", str(exe)], capture_output=True, text=True)
+    assert cc.returncode == 0, cc.stderr
+    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.25, 4.0])
+    expected = sum(_slow_reference(i, a, b).sum() for i in (0, 17, 39))
+    assert float(run.stdout) == pytest.approx(expected, rel=1e-14)
