@@ -69,6 +69,24 @@ def run_pyddc(*args, timeout=300):
     return subprocess.run([exe, *map(str, args)], capture_output=True, text=True, timeout=timeout)
 
 
+def run_cpp_host(directory, main_source, archive):
+    """Builds a C++ host program from `main_source` against `archive`, a
+    kernel library `pyddc --host=cpp` wrote into `directory` with its
+    header, runs it and returns its standard output."""
+    import shlex
+    import shutil
+    (directory / "main.cpp").write_text(main_source)
+    flags = shlex.split(run_pyddc("--cxxflags").stdout) + ["-I", str(directory)]
+    ldflags = shlex.split(run_pyddc("--ldflags").stdout)
+    exe = directory / "main"
+    cc = subprocess.run([shutil.which("c++"), *flags, str(directory / "main.cpp"), str(archive), *ldflags,
+                         "-o", str(exe)], capture_output=True, text=True)
+    assert cc.returncode == 0, cc.stderr
+    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
 def same_float(a, b):
     """Exact equality that also tells 0.0 from -0.0 (NaN equals NaN)."""
     a, b = float(a), float(b)

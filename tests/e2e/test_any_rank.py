@@ -2,14 +2,10 @@
 compiled for ranks 1 to 4 where the body uses the array whole, for rank k
 where it subscripts it with k indices, dispatched on ndim from Python, and
 the same results as the file run as Python, at every rank."""
-import shlex
-import shutil
-import subprocess
-
 import numpy as np
 import pytest
 
-from conftest import KERNELS, run_pyddc
+from conftest import KERNELS, run_cpp_host, run_pyddc
 from same import same
 
 RANKS = (1, 2, 3, 4)
@@ -102,14 +98,6 @@ def test_host_cpp_overloads_each_rank(tmp_path):
     header = (tmp_path / "any_rank.h").read_text().replace("[[maybe_unused]] ", "")
     assert "/// scale(x: Array(float64), a: float64) -> Array(float64) for x: Array(float64, 3)\n" in header
     assert "pydd::Array<double, 3> scale(const pydd::Array<double, 3>& x, double a);" in header
-    (tmp_path / "main.cpp").write_text(MAIN_CPP)
-    flags = shlex.split(run_pyddc("--cxxflags").stdout) + ["-I", str(tmp_path)]
-    ldflags = shlex.split(run_pyddc("--ldflags").stdout)
-    exe = tmp_path / "main"
-    cc = subprocess.run([shutil.which("c++"), *flags, str(tmp_path / "main.cpp"), str(tmp_path / "libany_rank.a"),
-                         *ldflags, "-o", str(exe)], capture_output=True, text=True)
-    assert cc.returncode == 0, cc.stderr
-    run = subprocess.run([str(exe)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
+    stdout = run_cpp_host(tmp_path, MAIN_CPP, tmp_path / "libany_rank.a")
     # stats(m): sum 21 + max 6 - min 1 + mean 3.5 + len 2 + shape 2 + size 6
-    assert run.stdout.split() == ["12", "18", "39.5", "6"]
+    assert stdout.split() == ["12", "18", "39.5", "6"]

@@ -4,14 +4,11 @@ boundary (complex arrays without a copy, Python complex scalars in and out,
 TypeErrors naming the parameter)."""
 
 import cmath
-import shlex
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
 
-from conftest import run_pyddc
+from conftest import run_cpp_host, run_pyddc
 
 # NumPy warns where it divides by zero or overflows (log(0), inf - inf); the
 # values are compared.
@@ -320,17 +317,9 @@ def test_host_cpp_uses_std_complex(tmp_path):
     assert built.returncode == 0, built.stderr
     header = (tmp_path / "ck.h").read_text().replace("[[maybe_unused]] ", "")
     assert "std::complex<double> scale(const pydd::Array<std::complex<double>, 1>& z, std::complex<float> a);" in header
-    (tmp_path / "main.cpp").write_text(CPP_MAIN)
-    flags = shlex.split(run_pyddc("--cxxflags").stdout) + ["-I", str(tmp_path)]
-    ldflags = shlex.split(run_pyddc("--ldflags").stdout)
-    exe = tmp_path / "main"
-    cc = subprocess.run([shutil.which("c++"), *flags, str(tmp_path / "main.cpp"), str(tmp_path / "libck.a"),
-                         *ldflags, "-o", str(exe)], capture_output=True, text=True)
-    assert cc.returncode == 0, cc.stderr
-    run = subprocess.run([str(exe)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
+    stdout = run_cpp_host(tmp_path, CPP_MAIN, tmp_path / "libck.a")
     # (1+2j, 3-1j, 1j) * 1j = (-2+1j, 1+3j, -1): the sum and the first element, changed in place
-    assert run.stdout.split() == ["-2", "4", "-2", "1"]
+    assert stdout.split() == ["-2", "4", "-2", "1"]
 
 
 def test_parallel_reductions(build, opt):

@@ -255,22 +255,11 @@ int main() {
 
 
 def test_host_cpp_header(tmp_path):
-    import shlex
-    import shutil
-    import subprocess
-    from conftest import KERNELS, run_pyddc
+    from conftest import KERNELS, run_cpp_host, run_pyddc
     built = run_pyddc("--host=cpp", KERNELS / "smallints_host.pydd", "-o", tmp_path)
     assert built.returncode == 0, built.stderr
     header = (tmp_path / "smallints_host.h").read_text().replace("[[maybe_unused]] ", "")
     assert "std::tuple<int16_t, uint64_t> mix(int8_t a, uint8_t b, const pydd::Array<uint16_t, 1>& x" in header
-    (tmp_path / "main.cpp").write_text(HOST_MAIN)
-    flags = shlex.split(run_pyddc("--cxxflags").stdout) + ["-I", str(tmp_path)]
-    ldflags = shlex.split(run_pyddc("--ldflags").stdout)
-    exe = tmp_path / "main"
-    cc = subprocess.run([shutil.which("c++"), *flags, str(tmp_path / "main.cpp"), str(tmp_path / "libsmallints_host.a"),
-                         *ldflags, "-o", str(exe)], capture_output=True, text=True)
-    assert cc.returncode == 0, cc.stderr
-    run = subprocess.run([str(exe)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
+    stdout = run_cpp_host(tmp_path, HOST_MAIN, tmp_path / "libsmallints_host.a")
     # int8 + uint8 is int16 (127); uint16's sum is uint64 (no wrap); uint32 wraps.
-    assert run.stdout.split() == ["127", "131072", str(4000000000 * 2 % 2**32)]
+    assert stdout.split() == ["127", "131072", str(4000000000 * 2 % 2**32)]

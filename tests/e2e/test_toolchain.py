@@ -7,7 +7,6 @@ module into one directory all succeed and never expose a half-written file.
 
 import importlib.util
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -16,7 +15,7 @@ import time
 import numpy as np
 import pytest
 
-from conftest import run_pyddc
+from conftest import run_cpp_host, run_pyddc
 
 KERNEL = "def add_one(n: int) -> int:\n    return n + 1\n"
 # Big enough that g++ is still running when the signal arrives.
@@ -153,15 +152,7 @@ def test_cpp_library_compiled_in_parts(tmp_path, pyddc):
     built = run_pyddc("--host=cpp", "-v", "--no-cache", "-j2", src, "-o", tmp_path)
     assert built.returncode == 0, built.stderr
     assert len([line for line in built.stderr.splitlines() if " -c " in line]) == 2, built.stderr
-    (tmp_path / "main.cpp").write_text(PARTS_MAIN)
-    flags = shlex.split(run_pyddc("--cxxflags").stdout) + ["-I", str(tmp_path)]
-    ldflags = shlex.split(run_pyddc("--ldflags").stdout)
-    exe = tmp_path / "main"
-    cc = subprocess.run([shutil.which("c++"), *flags, str(tmp_path / "main.cpp"), str(tmp_path / "libslow.a"),
-                         *ldflags, "-o", str(exe)], capture_output=True, text=True)
-    assert cc.returncode == 0, cc.stderr
-    run = subprocess.run([str(exe)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
+    stdout = run_cpp_host(tmp_path, PARTS_MAIN, tmp_path / "libslow.a")
     a, b = np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.25, 4.0])
     expected = sum(_slow_reference(i, a, b).sum() for i in (0, 17, 39))
-    assert float(run.stdout) == pytest.approx(expected, rel=1e-14)
+    assert float(stdout) == pytest.approx(expected, rel=1e-14)
