@@ -190,22 +190,15 @@ class Merger {
   void contract(Block& top) {
     FunctionCounts = VarCounts();
     FunctionCounts.count(top);
-    for (auto& [name, group] : Contractible) {
+    for (auto& [name, nest] : Contractible) {
       VarCounts inBody;
-      for (auto& s : group.nest->body->stmts) inBody.count(*s);
-      if (FunctionCounts.binds[name] != 1 || inBody.reads[name] != FunctionCounts.reads[name] ||
-          !group.allocation)
-        continue;
-      scalarize(name, *group.nest, top);
+      for (auto& s : nest->body->stmts) inBody.count(*s);
+      if (FunctionCounts.binds[name] != 1 || inBody.reads[name] != FunctionCounts.reads[name]) continue;
+      scalarize(name, *nest, top);
     }
   }
 
  private:
-  struct Group {
-    Nest* nest;
-    bool allocation;  // the array's allocation is still a statement of the function
-  };
-
   /// Extends the run of loops headed by the nest at `head` (its array
   /// allocated just before it) with the loops after it; returns the index
   /// of the last statement it looked at, which `w` then describes.
@@ -228,7 +221,7 @@ class Merger {
       if (auto second = fusedNest(s); second && second->stored.size() == 1 && !moved.empty() &&
                                       moved.back() == i - 1 && allocatedArray(*b.stmts[i - 1]) == *second->stored.begin() &&
                                       ownsLoopVars(*second)) {
-        substituteRenames(*second->outer, renamed);
+        renameVars(*second->outer, renamed);  // a = w left in place: read w
         if (stopTerms(*second, w) != stops || !shapedLikeLoop(*second->stored.begin(), stops, w) ||
             !readsOnlyCurrentElements(*second, stored))
           break;
@@ -266,14 +259,14 @@ class Merger {
         continue;
       }
       if (refs.count(target)) break;
-      substituteRenames(s, renamed);
+      renameVars(s, renamed);
       if (hasSideEffects(*a->value) || readsElementsOf(*a->value, stored)) break;
       replaceExtents(a->value, stored, merged);
       w.define(s);
       moved.push_back(i);
     }
     if (mergedAny)
-      for (auto& name : stored) Contractible[name] = Group{&merged, true};
+      for (auto& name : stored) Contractible[name] = &merged;
     return i - 1 - removeDeadRenames(b, renames, i);
   }
 
@@ -395,11 +388,6 @@ class Merger {
     return names;
   }
 
-  /// Replaces reads of `a` by `w` for each `a = w` left in place.
-  static void substituteRenames(Stmt& s, const std::map<std::string, std::string>& renamed) {
-    if (!renamed.empty()) renameVars(s, renamed);
-  }
-
   static void renameVars(Stmt& s, const std::map<std::string, std::string>& names) {
     struct Renamer : Mutator {
       using Mutator::mutate;
@@ -476,7 +464,7 @@ class Merger {
   PassContext& Ctx;
   VarCounts FunctionCounts;
   std::vector<std::unique_ptr<Nest>> Heads;
-  std::map<std::string, Group> Contractible;
+  std::map<std::string, Nest*> Contractible;  // arrays a merged loop stores, and that loop
 };
 
 }  // namespace
