@@ -117,6 +117,7 @@ def vector_cases(k, n):
     a, b, c = (rng.random(n) + 0.5 for _ in range(3))
     a2 = a * (1 + 1e-9)
     ai, bi = (rng.integers(-10**6, 10**6, n) for _ in range(2))
+    mask = (rng.random(n) < 0.1).astype(np.int32)
     af, bf, cf = (x.astype(np.float32) for x in (a, b, c))
     cols = 1000 if n >= 10**4 else 100
     X = rng.random((n // cols, cols))
@@ -134,6 +135,8 @@ def vector_cases(k, n):
         (ew, "int64: a * 3 + b - a", size, lambda: ai * 3 + bi - ai, lambda: k.int_arith(ai, bi)),
         (ew, "int64: a // 7 + b % 5", size, lambda: ai // 7 + bi % 5, lambda: k.int_divmod(ai, bi)),
         (ew, "float32: a * b + c * 0.5", size, lambda: af * bf + cf * 0.5, lambda: k.f32_fma(af, bf, cf)),
+        (ew, "m * log(1.0 - exp(-a)) (m: 10% ones)", size, lambda: mask * np.log(1.0 - np.exp(-a)),
+         lambda: k.masked_log(mask, a)),
         (red, "a.sum()", size, lambda: a.sum(), lambda: k.total(a)),
         (red, "a.max()", size, lambda: a.max(), lambda: k.largest(a)),
         (red, "a.argmax()", size, lambda: a.argmax(), lambda: k.where_largest(a)),

@@ -846,20 +846,6 @@ class FunctionTyper {
     return out;
   }
 
-  static const char* arrayOperatorFunction(BinaryOp op) {
-    switch (op) {
-      case BinaryOp::Add: return "add";
-      case BinaryOp::Sub: return "sub";
-      case BinaryOp::Mul: return "mul";
-      case BinaryOp::Div: return "div";
-      case BinaryOp::FloorDiv: return "floordiv";
-      case BinaryOp::Mod: return "mod";
-      case BinaryOp::Pow: return "pow";
-      case BinaryOp::MatMul: return "matmult";
-      default: return nullptr;
-    }
-  }
-
   static const char* arrayComparisonFunction(CmpOp op) {
     switch (op) {
       case CmpOp::Lt: return "lt";
@@ -972,7 +958,7 @@ class FunctionTyper {
         if (lt.isUnknown() || rt.isUnknown()) return Type();
         if (lt.isSparse() || rt.isSparse()) return sparseOperator(slot, b, report);
         if (lt.isArray() || rt.isArray() || b.op == BinaryOp::MatMul) {
-          const char* name = arrayOperatorFunction(b.op);
+          const char* name = elementwiseOperatorName(b.op);
           if (!name)
             return bad(report, b.loc, std::string("operator '") + spelling(b.op) +
                                           "' on arrays is not supported; use logical_and/logical_or for bool arrays");

@@ -17,6 +17,7 @@
 #include "opt/SparseLayout.h"
 #include "opt/LICM.h"
 #include "opt/MergeLoops.h"
+#include "opt/ZeroProducts.h"
 
 namespace pydd {
 namespace {
@@ -53,6 +54,9 @@ const std::vector<PassInfo>& registry() {
       // Straight after fusion, whose loops it merges: LICM would move the
       // statements between them.
       {"merge", "merging of consecutive fused loops", 2, mergeFusedLoops},
+      // After fusion and merging, which give the element trees their final
+      // shape; a product's guard reads the same elements the product does.
+      {"zeromul", "products with a zero skip their costly operand", 2, guardZeroProducts},
       {"licm", "loop-invariant code motion (after fusion)", 2, loopInvariantCodeMotion},
       {"alloc", "allocation hoisting", 2, hoistAllocations},
       {"dce", "dead code elimination", 1, eliminateDeadCode},

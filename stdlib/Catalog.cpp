@@ -163,6 +163,20 @@ const LibraryFunction* lookupLibraryFunction(llvm::StringRef name) {
   return it == index.end() ? nullptr : it->second;
 }
 
+const char* elementwiseOperatorName(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return "add";
+    case BinaryOp::Sub: return "sub";
+    case BinaryOp::Mul: return "mul";
+    case BinaryOp::Div: return "div";
+    case BinaryOp::FloorDiv: return "floordiv";
+    case BinaryOp::Mod: return "mod";
+    case BinaryOp::Pow: return "pow";
+    case BinaryOp::MatMul: return "matmult";
+    default: return nullptr;
+  }
+}
+
 const LibraryFunction* entryIterator(SparseAccess access) {
   for (auto& f : libraryFunctions())
     if (f.yieldsEntries && f.sparseAccess == access) return &f;

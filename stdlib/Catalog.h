@@ -64,6 +64,28 @@ struct ElementRule {
   bool raisesOnIntegers = false;
 };
 
+/// An element-wise function of real numbers as passes may reason about its
+/// values (opt/ZeroProducts.h): how its float64 result orders with each
+/// operand while the other is fixed, the function as the runtime computes it
+/// (the same libm), and how far that may be from the exact result.
+struct RealFunction {
+  /// BySignOfOther: increasing when the other operand is positive,
+  /// decreasing when it is negative, neither when it is zero (mul, div's a).
+  enum class Order : uint8_t { None, Increasing, Decreasing, BySignOfOther };
+  Order a = Order::None, b = Order::None;
+  /// Null for functions nothing computes values of (not monotone).
+  double (*evaluate)(double a, double b) = nullptr;
+  /// The largest error of the runtime's result in units in the last place,
+  /// as glibc documents it, rounded up; 0 for correctly rounded functions
+  /// (IEEE arithmetic, sqrt, floor), which give the compiler's values.
+  unsigned ulps = 0;
+  /// A libm routine of tens of cycles that loops cannot vectorize (exp,
+  /// log): a test that skips a call pays for itself.
+  bool costly = false;
+  /// A zero operand makes a finite other operand's result a zero (mul).
+  bool zeroAnnihilates = false;
+};
+
 /// How a reduction over all elements folds them one at a time, for fusion:
 /// `acc = combine(acc, element)` starting from `identity` (converted to the
 /// result type). When orderFree, any order gives the same result; otherwise
@@ -173,6 +195,8 @@ struct LibraryFunction {
   const char* masked = nullptr;
   /// Element-wise functions only: the per-element formula.
   const ElementRule* element = nullptr;
+  /// Element-wise functions of real numbers that passes may evaluate.
+  const RealFunction* real = nullptr;
   /// Reductions that fusion can fold into an element-wise loop.
   const FoldRule* fold = nullptr;
   /// Result type from the typed arguments (null for omitted optional ones);
@@ -212,6 +236,9 @@ const LibraryFunction* lookupLibraryFunction(llvm::StringRef name);
 /// `np.linalg.norm` is "linalg.norm"), or null: what `np.name(...)` and a
 /// name from `from numpy import ...` resolve to.
 const LibraryFunction* lookupNumpyFunction(llvm::StringRef name);
+/// The element-wise entry an operator on arrays calls (`a * b` is mul), or
+/// null for an operator that has none.
+const char* elementwiseOperatorName(BinaryOp op);
 /// Every entry, in catalog order (for documentation and tests).
 const std::vector<LibraryFunction>& libraryFunctions();
 

@@ -2,6 +2,7 @@
 // with broadcasting. Operators on arrays arrive here too: sema rewrites
 // `a + b` to add(a, b) when an operand is an array.
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 #include "stdlib/Rules.h"
@@ -266,11 +267,51 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
       {"conjugate", "numpy.conjugate", {"pydd::op::conjugate", "conjugate(a)", Compute::Common, false, false, false, true}},
       {"angle", "numpy.angle", {"pydd::op::angle", "angle(a)", Compute::Float, false, false, false, false, 0, true}},
   };
+  // What opt/ZeroProducts.h may compute about real operands. Error bounds
+  // from glibc's libm-test-ulps for x86_64 (double), rounded up to the
+  // next power of two; arithmetic, sqrt and rounding are exact.
+  using Order = RealFunction::Order;
+  static const std::pair<const char*, RealFunction> reals[] = {
+      {"add", {Order::Increasing, Order::Increasing, [](double a, double b) { return a + b; }}},
+      {"sub", {Order::Increasing, Order::Decreasing, [](double a, double b) { return a - b; }}},
+      {"mul", {Order::BySignOfOther, Order::BySignOfOther, [](double a, double b) { return a * b; }, 0, false, true}},
+      {"div", {Order::BySignOfOther, Order::None, [](double a, double b) { return a / b; }}},
+      {"minus", {Order::Decreasing, Order::None, [](double a, double) { return -a; }}},
+      {"sqrt", {Order::Increasing, Order::None, [](double a, double) { return std::sqrt(a); }}},
+      {"floor", {Order::Increasing, Order::None, [](double a, double) { return std::floor(a); }}},
+      {"ceil", {Order::Increasing, Order::None, [](double a, double) { return std::ceil(a); }}},
+      {"exp", {Order::Increasing, Order::None, [](double a, double) { return std::exp(a); }, 2, true}},
+      {"exp2", {Order::Increasing, Order::None, [](double a, double) { return std::exp2(a); }, 2, true}},
+      {"expm1", {Order::Increasing, Order::None, [](double a, double) { return std::expm1(a); }, 2, true}},
+      {"log", {Order::Increasing, Order::None, [](double a, double) { return std::log(a); }, 2, true}},
+      {"log2", {Order::Increasing, Order::None, [](double a, double) { return std::log2(a); }, 2, true}},
+      {"log10", {Order::Increasing, Order::None, [](double a, double) { return std::log10(a); }, 4, true}},
+      {"log1p", {Order::Increasing, Order::None, [](double a, double) { return std::log1p(a); }, 2, true}},
+      {"tanh", {Order::Increasing, Order::None, [](double a, double) { return std::tanh(a); }, 4, true}},
+      {"sinh", {Order::Increasing, Order::None, [](double a, double) { return std::sinh(a); }, 4, true}},
+      {"atan", {Order::Increasing, Order::None, [](double a, double) { return std::atan(a); }, 2, true}},
+      {"asin", {Order::Increasing, Order::None, [](double a, double) { return std::asin(a); }, 2, true}},
+      {"acos", {Order::Decreasing, Order::None, [](double a, double) { return std::acos(a); }, 2, true}},
+      // Costly but not monotone: nothing is computed about their values.
+      {"cos", {Order::None, Order::None, nullptr, 2, true}},
+      {"sin", {Order::None, Order::None, nullptr, 2, true}},
+      {"tan", {Order::None, Order::None, nullptr, 2, true}},
+      {"cosh", {Order::None, Order::None, nullptr, 4, true}},
+      {"pow", {Order::None, Order::None, nullptr, 2, true}},
+      {"arctan2", {Order::None, Order::None, nullptr, 2, true}},
+      {"hypot", {Order::None, Order::None, nullptr, 2, true}},
+  };
+  auto realOf = [](const char* name) -> const RealFunction* {
+    for (auto& [n, r] : reals)
+      if (std::string(n) == name) return &r;
+    return nullptr;
+  };
   for (const Spec& s : binary) {
     bool isPow = std::string(s.name) == "pow";
     LibraryFunction f = entry(s.name, LibraryCategory::Elementwise, {"a", "b"}, 2, s.numpy,
                               isPow ? powType : elementwiseType, isPow ? emitPow : emitElementwise);
     f.element = &s.rule;
+    f.real = realOf(s.name);
     f.acceptsComplex = true;  // elementwiseType says which (definedOnComplex)
     out.push_back(std::move(f));
   }
@@ -279,6 +320,7 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
     LibraryFunction f = entry(s.name, LibraryCategory::Elementwise, {"a"}, 1, s.numpy,
                               isAbs ? absType : elementwiseType, isAbs ? emitAbs : emitElementwise);
     f.element = &s.rule;
+    f.real = realOf(s.name);
     if (std::string(s.name) == "log") f.moreArgumentsEntry = "log_base";
     f.acceptsComplex = true;  // elementwiseType says which (definedOnComplex)
     out.push_back(std::move(f));

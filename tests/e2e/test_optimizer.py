@@ -6,6 +6,7 @@ that write an alias, run zero times or exit early, and reused allocations."""
 
 import numpy as np
 
+from conftest import OptLevel
 from same import same
 
 RNG = np.random.default_rng(10)
@@ -268,3 +269,44 @@ def test_merged_loops(build, opt):
     for reps in (0, 1, 3):
         same(comp.merged_in_loop, ref.merged_in_loop, normal(9), reps)
     same(comp.merged_rebinds, ref.merged_rebinds, normal(50))
+
+
+def same_bits(got, exp, rtol=0.0):
+    """Equal (within rtol), with the same sign on every number (zeros too)
+    and NaN at the same places."""
+    got, exp = np.asarray(got), np.asarray(exp)
+    assert np.allclose(got, exp, rtol=rtol, atol=0, equal_nan=True), f"got {got!r}\nexpected {exp!r}"
+    numbers = ~np.isnan(exp)
+    assert np.array_equal(np.signbit(got[numbers]), np.signbit(exp[numbers])), f"signs: {got!r} vs {exp!r}"
+
+
+def test_zero_products(build, opt, _builds):
+    """A product whose costly factor is skipped where the mask is zero: NumPy's
+    results, and at the edges of the range where the factor is finite (and
+    beyond them) the bits of the build without the pass, zero signs and NaNs
+    included. (NumPy's own exp and log round differently from glibc's, by an
+    ulp and, near those edges, by a NaN: the unguarded build is the exact
+    reference.)"""
+    comp, ref = build("optimizer", opt)
+    plain = _builds.compiled("optimizer", OptLevel("3-zeromul"))
+
+    def tol(expect):
+        return 1e-13 if expect is ref else 0.0
+
+    edges = np.array([0.0, -0.0, 1e-300, 1e-17, 1e-16, 4.99e-16, 5e-16, 6e-16, 1e-10, 0.5, 1.0, 30.0, 37.4,
+                      37.43, 37.44, 40.0, 1e300, np.inf, -np.inf, np.nan, -1e-300, -1.0])
+    x_edges = np.concatenate([edges, -edges, [-373.0, -372.0, 355.0, 356.0, -1.0 + 1e-16, -0.999999, 1e308]])
+    with np.errstate(all="ignore"):
+        for S, expect in ((RNG.exponential(2.0, size=(3, 300)), ref), (np.tile(edges, (3, 1)), plain)):
+            A = RNG.choice(np.array([0, 0, 0, 1, 2, -1], dtype=np.int32), size=S.shape)
+            A[0] = 0
+            for args in ((A, S), (A[:, ::-2], S[:, ::-2]), (A[:0], S[:0])):
+                (T, total), (T_ref, total_ref) = comp.zero_products(*args), expect.zero_products(*args)
+                same_bits(T, T_ref, tol(expect))
+                same_bits(total, total_ref, tol(expect))
+        for x, expect in ((RNG.normal(0, 200, size=300), ref), (x_edges, plain)):
+            m = RNG.choice(np.array([0.0, -0.0, 1.0, np.nan, np.inf]), size=x.size)
+            same_bits(comp.zero_products_float(m, x), expect.zero_products_float(m, x), tol(expect))
+        for x, expect in ((RNG.exponential(size=300), ref), (x_edges, plain)):
+            a = RNG.choice(np.array([0, 0, 1, 3]), size=x.size)
+            same_bits(comp.zero_products_loop(a, x), expect.zero_products_loop(a, x), tol(expect))
