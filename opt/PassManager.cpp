@@ -17,6 +17,7 @@
 #include "opt/SparseLayout.h"
 #include "opt/LICM.h"
 #include "opt/MergeLoops.h"
+#include "opt/PromoteAccumulators.h"
 #include "opt/ZeroProducts.h"
 
 namespace pydd {
@@ -59,6 +60,9 @@ const std::vector<PassInfo>& registry() {
       {"zeromul", "products with a zero skip their costly operand", 2, guardZeroProducts},
       {"licm", "loop-invariant code motion (after fusion)", 2, loopInvariantCodeMotion},
       {"alloc", "allocation hoisting", 2, hoistAllocations},
+      // Last: the element loops it unrolls are fusion's, with the extents
+      // LICM hoisted; it copies the loops around them.
+      {"promote", "short array accumulators kept in registers", 2, promoteAccumulators},
       {"dce", "dead code elimination", 1, eliminateDeadCode},
   };
   return passes;

@@ -5,6 +5,7 @@ do not broadcast, stores overlapping their operands), hoisting out of loops
 that write an alias, run zero times or exit early, and reused allocations."""
 
 import numpy as np
+import pytest
 
 from conftest import OptLevel
 from same import same
@@ -310,3 +311,29 @@ def test_zero_products(build, opt, _builds):
         for x, expect in ((RNG.exponential(size=300), ref), (x_edges, plain)):
             a = RNG.choice(np.array([0, 0, 1, 3]), size=x.size)
             same_bits(comp.zero_products_loop(a, x), expect.zero_products_loop(a, x), tol(expect))
+
+
+def test_promoted_accumulators(build, opt, _builds):
+    """Short accumulators kept in registers: NumPy's results, and the bits of
+    the build without the pass, for lengths on both sides of the register
+    count (8), empty ones, the broadcasting path that spills them, and an
+    early exit."""
+    comp, ref = build("optimizer", opt)
+    plain = _builds.compiled("optimizer", OptLevel("3-promote"))
+    for C in (0, 1, 3, 4, 8, 9, 20):
+        for cols in {C, 1}:
+            G = RNG.normal(size=(50, cols))
+            keep = RNG.integers(0, 2, size=50)
+            got = comp.accumulate_rows(G, keep, C)
+            assert np.array_equal(got, plain.accumulate_rows(G, keep, C))
+            np.testing.assert_allclose(got, ref.accumulate_rows(G, keep, C), rtol=1e-13, atol=1e-13)
+        if C:
+            with pytest.raises(ValueError):
+                comp.accumulate_rows(RNG.normal(size=(5, C + 1)), np.ones(5, dtype=np.int64), C)
+        X = RNG.normal(size=(60, C))
+        labels = RNG.integers(0, 3, size=60)
+        labels[45] = -1
+        for k in (0, 2, 5):
+            got = comp.accumulate_columns(X, labels, k)
+            assert np.array_equal(got, plain.accumulate_columns(X, labels, k))
+            np.testing.assert_allclose(got, ref.accumulate_columns(X, labels, k), rtol=1e-13, atol=1e-13)

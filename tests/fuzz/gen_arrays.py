@@ -13,7 +13,8 @@ in-place updates (`v += ...`, `X[i] += ...`), aliasing between operands and
 destination (`u = v` then `u += v`, `a[1:] = a[:-1] + 1.0`, `X[i] = X[j] * 2.0`),
 reductions (`sum`, `max`, `mean`, `any`, `all`; sums along the rows of a named
 intermediate that the next statement reads), loops over `where(c)`'s indices
-(some writing what `c` reads) and loops with early exits around them.
+(some writing what `c` reads), rows of X added into a short array in a
+loop, and loops with early exits around them.
 Shapes mostly agree by construction; a few operations use shapes that do
 not broadcast, so that both sides must raise the same ValueError.
 
@@ -168,6 +169,8 @@ class Gen:
             self.extents()
         elif c < 0.9 and self.chance(0.3):
             self.masked_sum(shape)
+        elif c < 0.9 and self.chance(0.15):
+            self.row_accumulation()
         elif c < 0.9 and self.chance(0.35):
             # A named intermediate read by the next statement only (forward
             # substitution), summed along the rows (a row-buffered sum).
@@ -214,6 +217,43 @@ class Gen:
         fn = r.choice(("exp(-0.5 * {})", "log(1.0 + exp({}))", "exp({} * 0.25 - 1.0)"))
         name = self.fresh("t")
         self.emit(f"{name} = sum({mask} * {fn.format(r.choice(arrays))})")
+        self.scalars.append(name)
+
+    def row_accumulation(self):
+        """Rows of X added into a short array in a loop (bigCLAM's gradient):
+        what accumulator promotion (opt/PromoteAccumulators.h) keeps in
+        registers. Sometimes only some rows, a read of the whole array
+        between additions or a one-column row that broadcasts (both run
+        with the registers stored), an early exit, or a rebinding (not
+        promoted)."""
+        r = self.r
+        acc, j = self.fresh("g"), self.fresh("j")
+        if self.chance(0.7):
+            self.emit(f"{acc} = zeros(shape(X, 1))")
+            row = f"X[{j}]"
+        else:
+            self.emit(f"{acc} = zeros(shape(a, 0))")
+            row = f"a[::-1] * X[{j}, 0]"
+        self.emit(f"for {j} in range(shape(X, 0)):")
+        outer = self.depth
+        self.depth += 1
+        if self.chance(0.4):
+            self.emit(r.choice((f"if X[{j}, 0] > 0.0:", f"if {j} % 2 == 0:", f"if s < 5.0:")))
+            self.depth += 1
+        self.emit(r.choice((f"{acc} += {row}", f"{acc} += {row} * 0.5 + {acc} * 0.25", f"{acc} -= maximum({row}, 0.0)",
+                            f"{acc} = maximum({acc}, {row})")))
+        if self.chance(0.2):
+            self.emit(f"{acc} += X[{j}, 0:1] * 0.5")
+        if self.chance(0.3):
+            self.emit(f"s = s + sum({acc}) * 0.25")
+        if self.chance(0.2):
+            self.emit(f"if s > {r.choice(('10.0', '100.0'))}:")
+            self.depth += 1
+            self.emit("break")
+            self.depth -= 1
+        self.depth = outer
+        name = self.fresh("t")
+        self.emit(f"{name} = sum({acc})")
         self.scalars.append(name)
 
     def chain(self, shape):
