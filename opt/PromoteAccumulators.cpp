@@ -260,7 +260,7 @@ class Promoter {
   }
 
   /// `for c in range(0, n, 1): acc[c] = E` over the whole of an accumulator,
-  /// E reading acc only as acc[c]: the accumulator, else null.
+  /// E reading acc, only as acc[c]: the accumulator, else null.
   const Accumulator* elementLoop(const Stmt& s) {
     auto* f = dyn_cast<For>(&s);
     int64_t start = -1, step = 0;
@@ -277,8 +277,10 @@ class Promoter {
     // The loop variable's value after the loop is not kept.
     if (counts.binds[f->var] != 1 || counts.reads[f->var] != readsOf(*f->body, f->var)) return nullptr;
     const Accumulator* acc = accumulator(base->name);
-    if (!acc || !isLength(*f->stop, acc->name) || !readsOnlyElement(*a->value, acc->name, f->var) ||
-        mentions(*a->value, acc->aliases))
+    // E must read acc[c]: a loop that only writes acc has no chain through
+    // memory to cut (fusion's row buffers).
+    if (!acc || !isLength(*f->stop, acc->name) || !mentions(*a->value, {acc->name}) ||
+        !readsOnlyElement(*a->value, acc->name, f->var) || mentions(*a->value, acc->aliases))
       return nullptr;
     return acc;
   }

@@ -22,7 +22,8 @@
 //
 // What is rewritten: in a sequential `for` loop L, every inner loop
 // `for c in range(0, n, 1): acc[c] = E` over the whole of acc (n provably
-// equals len(acc)), whose E reads acc only as `acc[c]`, becomes W guarded
+// equals len(acc)), whose E reads acc[c] and acc no other way (a loop that
+// only writes acc has no chain to cut), becomes W guarded
 // register updates (E with c replaced by 0..W-1). Other statements of L
 // that use acc run with the registers spilled to acc before them and
 // reloaded after them (the fusion pass's fallback paths). The rewritten
@@ -34,7 +35,8 @@
 // array; it is never passed to a kernel function, put in a container, or
 // handed to a call that writes another argument; a view of it may only be
 // bound to a variable used nowhere in L but where the registers are
-// spilled. L is not a pfor and holds no async/finish, and the statements
+// spilled. E reads no other array L keeps in registers (its memory is
+// stale there). L is not a pfor and holds no async/finish, and the statements
 // that run with spilled registers do not break, continue or return out of
 // L (that would skip the reload).
 #pragma once

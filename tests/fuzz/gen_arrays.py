@@ -169,7 +169,7 @@ class Gen:
             self.extents()
         elif c < 0.9 and self.chance(0.3):
             self.masked_sum(shape)
-        elif c < 0.9 and self.chance(0.15):
+        elif c < 0.9 and self.chance(0.3):
             self.row_accumulation()
         elif c < 0.9 and self.chance(0.35):
             # A named intermediate read by the next statement only (forward
