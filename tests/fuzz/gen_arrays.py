@@ -238,7 +238,7 @@ class Gen:
         outer = self.depth
         self.depth += 1
         if self.chance(0.4):
-            self.emit(r.choice((f"if X[{j}, 0] > 0.0:", f"if {j} % 2 == 0:", f"if s < 5.0:")))
+            self.emit(r.choice((f"if X[{j}, 0] > 0.0:", f"if {j} % 2 == 0:", "if s < 5.0:")))
             self.depth += 1
         self.emit(r.choice((f"{acc} += {row}", f"{acc} += {row} * 0.5 + {acc} * 0.25", f"{acc} -= maximum({row}, 0.0)",
                             f"{acc} = maximum({acc}, {row})")))
@@ -246,15 +246,19 @@ class Gen:
             self.emit(f"{acc} += X[{j}, 0:1] * 0.5")
         if self.chance(0.3):
             self.emit(f"s = s + sum({acc}) * 0.25")
-        if self.chance(0.2):
-            self.emit(f"if s > {r.choice(('10.0', '100.0'))}:")
-            self.depth += 1
-            self.emit("break")
-            self.depth -= 1
+        self.maybe_break(0.2)
         self.depth = outer
         name = self.fresh("t")
         self.emit(f"{name} = sum({acc})")
         self.scalars.append(name)
+
+    def maybe_break(self, p):
+        """With probability p, `if s > 10.0: break` (or 100.0)."""
+        if self.chance(p):
+            self.emit(f"if s > {self.r.choice(('10.0', '100.0'))}:")
+            self.depth += 1
+            self.emit("break")
+            self.depth -= 1
 
     def chain(self, shape):
         """Named intermediates of one shape, each read by the next: what
@@ -317,11 +321,7 @@ class Gen:
         if self.chance(0.25):
             target = r.choice(pool)
             self.emit(f"{target}[{j}] = {target}[{j}] * 0.5 + 1.0")
-        if self.chance(0.3):
-            self.emit(f"if s > {r.choice(('10.0', '100.0'))}:")
-            self.depth += 1
-            self.emit("break")
-            self.depth -= 1
+        self.maybe_break(0.3)
         self.depth -= 1
 
     def loop(self):
