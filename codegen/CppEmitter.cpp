@@ -321,12 +321,7 @@ class FunctionEmitter {
     });
   }
 
-  bool provablyNonNegative(const Expr& e) const {
-    if (auto* i = dyn_cast<IntLit>(&e)) return i->value >= 0;
-    if (auto* v = dyn_cast<VarRef>(&e)) return NonNeg.count(v->name) > 0;
-    if (auto* c = dyn_cast<Cast>(&e)) return c->operand->type.isBool() || provablyNonNegative(*c->operand);
-    return false;
-  }
+  bool provablyNonNegative(const Expr& e) const { return nonNegative(e, NonNeg); }
 
   /// A subscript that is not an array element: a view, a list element, a
   /// dict entry, a tuple part.

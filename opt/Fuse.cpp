@@ -1,5 +1,7 @@
 #include "opt/Fuse.h"
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,8 @@
 #include "opt/Effects.h"
 #include "opt/ElementTree.h"
 #include "opt/Loops.h"
+#include "opt/PrivateArrays.h"
+#include "opt/ValueRanges.h"
 #include "stdlib/Catalog.h"
 
 namespace pydd {
@@ -19,17 +23,29 @@ struct ArrayOperand {
   std::string var;                    // an array variable (the source's or a temporary)
   Type type;                          // of the variable
   std::vector<std::string> leading;   // integer indices of a folded view `var[i, ...]`
+  std::vector<bool> leadingNonNegative;  // each surely >= 0 (ValueRanges): no lower-bound test
+  bool spilledFromDest = false;       // a temporary computed from an expression naming the destination
   std::vector<const Expr*> sources;   // what those indices were in the source
   int rank = 0;                       // of the operand as the tree sees it
   std::optional<ArrayExtents::Names> extents;  // of `var`, when named
 };
+
+/// Whether `e` reads the variable `name`.
+bool mentionsVar(const Expr& e, const std::string& name) {
+  if (auto* v = dyn_cast<VarRef>(&e); v && v->name == name) return true;
+  bool found = false;
+  forEachChild(e, [&](const Expr& c) { found = found || mentionsVar(c, name); });
+  return found;
+}
 
 class Fuser {
   /// Elements per block of a row-wise reduction (fuseRowFold).
   static constexpr int64_t kRowBlock = 8192;
 
  public:
-  Fuser(Function& f, PassContext& ctx, const ArrayExtents& extents) : F(f), Ctx(ctx), Extents(extents) {}
+  Fuser(Function& f, PassContext& ctx, const ArrayExtents& extents, const std::set<std::string>& nonNegative,
+        const std::map<std::string, PrivateArray>& privateArrays)
+      : F(f), Ctx(ctx), Extents(extents), NonNegative(nonNegative), Private(privateArrays) {}
 
   /// `s = R(E)` for a reduction R that folds elements one at a time
   /// (any, all, an integer sum) over an element-wise tree E: one loop
@@ -401,7 +417,10 @@ class Fuser {
     collectOperands(tree);
     if (InPlace)
       for (auto& i : cast<Index>(*target).indices)
-        if (i->kind != ExprKind::Slice) Dest.leading.push_back(evaluateIndex(i));
+        if (i->kind != ExprKind::Slice) {
+          Dest.leadingNonNegative.push_back(nonNegative(*i, NonNegative));
+          Dest.leading.push_back(evaluateIndex(i));
+        }
     if (!InPlace) {
       bool widest = false;
       for (auto& o : Operands) widest = widest || o.rank == ResultRank;
@@ -504,8 +523,13 @@ class Fuser {
       }
       guard = indicesInRange(std::move(guard), o);
       // The destination read element for element as itself (same variable,
-      // same indices) is the one operand a store may share memory with.
-      if (InPlace) {
+      // same indices) is the one operand a store may share memory with. A
+      // private destination (PrivateArrays) shares memory with no other
+      // variable; a temporary computed from it may be a view of it.
+      if (InPlace && Private.count(Dest.var) && Private.at(Dest.var).views.empty() && o.var != Dest.var &&
+          !o.spilledFromDest) {
+        ++Ctx.stats["fuse: overlap tests proven"];
+      } else if (InPlace) {
         ExprPtr share = build::libraryCall(Loc, lookupLibraryFunction("may_share_memory"), "may_share_memory",
                                            args(var(Dest.var, Dest.type), var(o.var, o.type)), Type::boolTy());
         auto notShared = std::make_unique<Not>(Loc, std::move(share));
@@ -696,12 +720,17 @@ class Fuser {
     return t;
   }
 
-  /// guard and -shape(A, k) <= i < shape(A, k) for each folded index i.
+  /// guard and -shape(A, k) <= i < shape(A, k) for each folded index i
+  /// (the lower bound only for an index that may be negative).
   ExprPtr indicesInRange(ExprPtr guard, const ArrayOperand& o) {
     for (size_t k = 0; k < o.leading.size(); ++k) {
       int axis = static_cast<int>(k);
       guard = build::logicalAnd(Loc, std::move(guard),
                                 build::compare(Loc, CmpOp::Lt, var(o.leading[k], Type::int64()), shapeOf(o.var, o.type, axis)));
+      if (o.leadingNonNegative[k]) {
+        ++Ctx.stats["fuse: lower index bounds proven"];
+        continue;
+      }
       guard = build::logicalAnd(
           Loc, std::move(guard),
           build::compare(Loc, CmpOp::Ge, var(o.leading[k], Type::int64()),
@@ -759,6 +788,7 @@ class Fuser {
         o.extents = Extents.ofVar(o.var);
         for (auto& i : x->indices) {
           o.sources.push_back(simpleIndex(*i) ? i.get() : nullptr);
+          o.leadingNonNegative.push_back(nonNegative(*i, NonNegative));
           std::string t = evaluateIndex(i);
           o.leading.push_back(t);
           if (!simpleIndex(*i)) i = var(t, Type::int64());
@@ -773,6 +803,7 @@ class Fuser {
       o.type = e->type;
     } else {
       o.type = e->type;
+      o.spilledFromDest = InPlace && mentionsVar(*e, Dest.var);
       Before.push_back(Ctx.spill(F, e, "a"));
       o.var = cast<VarRef>(*e).name;
     }
@@ -811,6 +842,8 @@ class Fuser {
   Function& F;
   PassContext& Ctx;
   const ArrayExtents& Extents;
+  const std::set<std::string>& NonNegative;  // ValueRanges, of the function before fusion
+  const std::map<std::string, PrivateArray>& Private;  // likewise
   SourceLoc Loc;
   int ResultRank = 0;
   int ExtentSource = 0;  // the operand the loop's extents are read from (not InPlace)
@@ -894,15 +927,16 @@ class OperandExtractor {
 
 class FuseAssignments : public StmtMutator {
  public:
-  FuseAssignments(Function& f, PassContext& ctx) : F(f), Ctx(ctx), Extents(f) {}
+  FuseAssignments(Function& f, PassContext& ctx)
+      : F(f), Ctx(ctx), Extents(f), NonNegative(nonNegativeVars(f)), Private(privateArrays(f)) {}
   std::vector<StmtPtr> mutateStmt(StmtPtr s) override {
     if (auto* a = dyn_cast<Assign>(s.get()); a && foldable(*a)) {
-      Fuser fuser(F, Ctx, Extents);
+      Fuser fuser(F, Ctx, Extents, NonNegative, Private);
       std::vector<StmtPtr> out = fuser.fuseFold(*a);
       if (!out.empty()) return out;
     }
     if (auto* a = dyn_cast<Assign>(s.get()); a && rowFoldable(*a)) {
-      Fuser fuser(F, Ctx, Extents);
+      Fuser fuser(F, Ctx, Extents, NonNegative, Private);
       std::vector<StmtPtr> out = fuser.fuseRowFold(*a);
       if (!out.empty()) return out;
     }
@@ -955,7 +989,7 @@ class FuseAssignments : public StmtMutator {
   /// is returned.
   std::vector<StmtPtr> throughTemporary(StmtPtr s, const char* hint, std::vector<StmtPtr> (Fuser::*how)(Assign&)) {
     StmtPtr a = Ctx.spill(F, cast<Return>(*s).value, hint);
-    Fuser fuser(F, Ctx, Extents);
+    Fuser fuser(F, Ctx, Extents, NonNegative, Private);
     std::vector<StmtPtr> out = (fuser.*how)(cast<Assign>(*a));
     if (out.empty()) out.push_back(std::move(a));
     out.push_back(std::move(s));
@@ -966,7 +1000,7 @@ class FuseAssignments : public StmtMutator {
     if (auto* r = dyn_cast<Return>(s.get()); r && r->value && isElementwiseArrayCall(*r->value))
       return throughTemporary(std::move(s), "ret", &Fuser::fuse);  // `return E`
     if (auto* a = dyn_cast<Assign>(s.get())) {
-      Fuser fuser(F, Ctx, Extents);
+      Fuser fuser(F, Ctx, Extents, NonNegative, Private);
       std::vector<StmtPtr> out = rowFoldable(*a) ? fuser.fuseRowFold(*a) : fuser.fuse(*a);
       if (!out.empty()) return out;
     }
@@ -976,6 +1010,11 @@ class FuseAssignments : public StmtMutator {
   Function& F;
   PassContext& Ctx;
   ArrayExtents Extents;
+  // Computed before any rewrite: fusion's own temporaries are new names,
+  // it never rebinds a variable of the source, and the views it makes of
+  // a destination live within the statement it rewrites.
+  std::set<std::string> NonNegative;
+  std::map<std::string, PrivateArray> Private;
 };
 
 }  // namespace

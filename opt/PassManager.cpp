@@ -18,6 +18,7 @@
 #include "opt/LICM.h"
 #include "opt/MergeLoops.h"
 #include "opt/PromoteAccumulators.h"
+#include "opt/ShortDots.h"
 #include "opt/ZeroProducts.h"
 
 namespace pydd {
@@ -58,6 +59,8 @@ const std::vector<PassInfo>& registry() {
       // After fusion and merging, which give the element trees their final
       // shape; a product's guard reads the same elements the product does.
       {"zeromul", "products with a zero skip their costly operand", 2, guardZeroProducts},
+      // Before LICM, which hoists the extents and stride tests it writes.
+      {"dots", "short dot products of rows written as loops", 2, expandShortDots},
       {"licm", "loop-invariant code motion (after fusion)", 2, loopInvariantCodeMotion},
       {"alloc", "allocation hoisting", 2, hoistAllocations},
       // Last: the element loops it unrolls are fusion's, with the extents

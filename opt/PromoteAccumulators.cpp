@@ -7,6 +7,7 @@
 #include "ir/Builder.h"
 #include "ir/Visitor.h"
 #include "opt/Effects.h"
+#include "opt/PrivateArrays.h"
 #include "stdlib/Catalog.h"
 
 namespace pydd {
@@ -68,94 +69,6 @@ bool holdsTask(const Stmt& s) {
   return found;
 }
 
-/// What a parent expression does with a child whose value refers to the
-/// accumulator's memory.
-enum class Use { Safe, Alias, Escape };
-
-Use useBy(const Expr& parent, const Expr& child) {
-  switch (parent.kind) {
-    case ExprKind::Index: {
-      auto& x = cast<Index>(parent);
-      if (x.base.get() != &child) return Use::Safe;  // an index array: its elements are read
-      return x.type.isArray() ? Use::Alias : Use::Safe;
-    }
-    case ExprKind::Call: {
-      auto& c = cast<Call>(parent);
-      if (c.target != CallTarget::Library || !c.library) return Use::Escape;  // a kernel function may keep it
-      size_t at = 0;
-      while (at < c.args.size() && c.args[at].get() != &child) ++at;
-      if (at >= 32 || (c.library->writesArgs & ~(1u << at))) return Use::Escape;  // stored into another argument
-      if (c.library->returnsView && at == 0) return Use::Alias;
-      if (holdsReference(c.type) && !c.type.isArray()) return Use::Escape;  // a container that may hold it
-      return Use::Safe;
-    }
-    case ExprKind::Select:
-      return cast<Select>(parent).cond.get() == &child ? Use::Safe : Use::Alias;
-    case ExprKind::Unary:
-    case ExprKind::Binary:
-    case ExprKind::Compare:
-    case ExprKind::Logical:
-    case ExprKind::Not:
-    case ExprKind::Cast:
-      return Use::Safe;  // a new value
-    default:
-      return Use::Escape;  // tuple, list and dict literals, attributes
-  }
-}
-
-/// The variables bound to views of an array, and whether its memory
-/// escapes: the whole-function question behind "only acc reaches acc's
-/// memory". A view of a view counts as an escape (not followed).
-struct AliasScan {
-  std::set<std::string> tracked;  // the array, then its alias variables
-  std::set<std::string> aliases;
-  bool escapes = false;
-  bool chained = false;  // a tracked alias variable was itself viewed
-
-  void expr(const Expr& e, std::vector<const Expr*>& path, const std::string* bindsTo, bool isTarget) {
-    if (auto* v = dyn_cast<VarRef>(&e); v && tracked.count(v->name)) resolve(e, path, bindsTo, isTarget, v->name);
-    path.push_back(&e);
-    forEachChild(e, [&](const Expr& c) { expr(c, path, bindsTo, isTarget); });
-    path.pop_back();
-  }
-
-  void resolve(const Expr& leaf, const std::vector<const Expr*>& path, const std::string* bindsTo, bool isTarget,
-               const std::string& name) {
-    const Expr* cur = &leaf;
-    for (size_t i = path.size(); i-- > 0;) {
-      Use u = useBy(*path[i], *cur);
-      if (u == Use::Safe) return;
-      if (u == Use::Escape) {
-        escapes = true;
-        return;
-      }
-      cur = path[i];
-    }
-    if (isTarget) return;  // a store into it (or its own binding)
-    if (!bindsTo) return;  // returned, iterated, tested: read in place
-    if (aliases.count(name)) chained = true;
-    aliases.insert(*bindsTo);
-  }
-
-  void stmt(const Stmt& s) {
-    if (auto* b = dyn_cast<Block>(&s)) {
-      for (auto& t : b->stmts) stmt(*t);
-      return;
-    }
-    std::vector<const Expr*> path;
-    if (auto* a = dyn_cast<Assign>(&s)) {
-      const std::string* bindsTo = nullptr;
-      if (a->targets.size() == 1)
-        if (auto* v = dyn_cast<VarRef>(a->targets[0].get())) bindsTo = &v->name;
-      // `v op= view` updates v's own memory: a read in place.
-      if (a->value) expr(*a->value, path, a->augmented ? nullptr : bindsTo, false);
-      for (auto& t : a->targets) expr(*t, path, nullptr, true);
-      return;
-    }
-    forEachPart(s, [&](const Expr& e) { expr(e, path, nullptr, false); }, [&](const Block& b) { stmt(b); });
-  }
-};
-
 /// One accumulator a loop can keep in registers.
 struct Accumulator {
   std::string name;
@@ -167,7 +80,7 @@ struct Accumulator {
 
 class Promoter {
  public:
-  Promoter(Function& f, PassContext& ctx) : F(f), Ctx(ctx) {
+  Promoter(Function& f, PassContext& ctx) : F(f), Ctx(ctx), Private(privateArrays(f)) {
     counts.count(*f.body);
     collectDefinitions(*f.body);
     Shape = lookupLibraryFunction("shape");
@@ -182,6 +95,8 @@ class Promoter {
  private:
   Function& F;
   PassContext& Ctx;
+  // Decided on the whole function before any rewrite.
+  std::map<std::string, PrivateArray> Private;
   VarCounts counts;
   std::map<std::string, const Assign*> definitions;  // variables bound by one plain assignment
   const LibraryFunction* Shape = nullptr;
@@ -213,7 +128,7 @@ class Promoter {
     auto [it, fresh] = accumulators.try_emplace(name);
     if (!fresh || Scanned) return it->second ? &*it->second : nullptr;
     const Type* t = F.lookup(name);
-    if (!t || !t->isArray() || t->rank() != 1 || !boundOnce(name)) return nullptr;
+    if (!t || !t->isArray() || t->rank() != 1) return nullptr;
     switch (t->elem()) {
       case ScalarKind::Int32:
       case ScalarKind::Int64:
@@ -221,20 +136,9 @@ class Promoter {
       case ScalarKind::Float64: break;
       default: return nullptr;
     }
-    auto* call = dyn_cast<Call>(definitions.at(name)->value.get());
-    if (!call || call->target != CallTarget::Library || !call->library ||
-        (!call->library->returnsNew && call->library->newArray == LibraryFunction::NewArray::No))
-      return nullptr;  // a view of something, or a kernel function's array
-    AliasScan scan;
-    scan.tracked = {name};
-    scan.stmt(*F.body);
-    if (scan.escapes) return nullptr;
-    // The aliases' own uses: read in place, never viewed again or kept.
-    AliasScan second;
-    second.tracked = scan.aliases;
-    second.stmt(*F.body);
-    if (second.escapes || !second.aliases.empty()) return nullptr;
-    it->second = Accumulator{name, Type::scalar(t->elem()), scan.aliases, {}, {}};
+    auto priv = Private.find(name);
+    if (priv == Private.end()) return nullptr;
+    it->second = Accumulator{name, Type::scalar(t->elem()), priv->second.views, {}, {}};
     return &*it->second;
   }
 

@@ -30,6 +30,7 @@ std::set<std::string> nonNegativeVars(const Function& f) {
     std::set<std::string> candidates, rejected;
     std::map<std::string, std::vector<bool>> sparseTuples;  // loop variable -> its index parts
     std::vector<std::pair<std::string, std::string>> unpacked;  // (index variable, tuple variable)
+    std::vector<std::pair<std::string, const Expr*>> copies;    // `x = e`
     void visit(const Stmt& s) override {
       if (auto* loop = dyn_cast<For>(&s)) {
         auto* start = dyn_cast<IntLit>(loop->start.get());
@@ -42,6 +43,15 @@ std::set<std::string> nonNegativeVars(const Function& f) {
         else
           rejected.insert(loop->var);
       } else if (auto* a = dyn_cast<Assign>(&s)) {
+        // `x = e`: non-negative when e is, which may depend on other
+        // variables' membership (decided by the fixed point below).
+        if (a->targets.size() == 1 && !a->augmented && a->value)
+          if (auto* v = dyn_cast<VarRef>(a->targets[0].get())) {
+            copies.push_back({v->name, a->value.get()});
+            candidates.insert(v->name);
+            visitChildren(s);
+            return;
+          }
         // `c, v = t` for a tuple t of a sparse iteration: its index parts.
         auto* from = a->targets.size() > 1 ? dyn_cast<VarRef>(a->value.get()) : nullptr;
         auto parts = from ? sparseTuples.find(from->name) : sparseTuples.end();
@@ -69,7 +79,36 @@ std::set<std::string> nonNegativeVars(const Function& f) {
   std::set<std::string> out;
   for (auto& name : finder.candidates)
     if (!finder.rejected.count(name)) out.insert(name);
+  // Optimistic fixed point over the assignments: every variable is defined
+  // before it is read (the IR verifier checks it), so if every definition
+  // of each variable left in the set is non-negative given the set, every
+  // value they ever hold is.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& [name, value] : finder.copies)
+      if (out.count(name) && !nonNegative(*value, out)) {
+        out.erase(name);
+        changed = true;
+      }
+  }
   return out;
+}
+
+bool nonNegative(const Expr& e, const std::set<std::string>& nonNegativeVars) {
+  if (auto* i = dyn_cast<IntLit>(&e)) return i->value >= 0;
+  if (auto* v = dyn_cast<VarRef>(&e))
+    return v->type.isScalar() && v->type.isInteger() && nonNegativeVars.count(v->name) > 0;
+  if (auto* c = dyn_cast<Cast>(&e)) {
+    const Type &to = c->type, &from = c->operand->type;
+    if (from.isBool()) return true;
+    if (!to.isScalar() || !from.isScalar() || !to.isInteger() || !from.isInteger()) return false;
+    // A wider integer keeps the sign, as does the same width and
+    // signedness; narrowing may not.
+    const int toBits = bitWidth(to.elem()), fromBits = bitWidth(from.elem());
+    const bool keepsSign = toBits > fromBits || (toBits == fromBits && isUnsignedKind(to.elem()) == isUnsignedKind(from.elem()));
+    return keepsSign && nonNegative(*c->operand, nonNegativeVars);
+  }
+  return false;
 }
 
 }  // namespace pydd

@@ -18,6 +18,7 @@ an int32 array is int64, ``min(A, 1)`` reduces axis 1); on anything else
 """
 
 import builtins
+import fractions
 import heapq
 import math
 import operator
@@ -311,6 +312,19 @@ def shape(a, k):
 
 may_share_memory = np.may_share_memory
 broadcast_to = np.broadcast_to
+
+
+def unit_stride(a):
+    """Whether the last axis of array ``a`` is contiguous."""
+    return a.ndim == 0 or a.strides[-1] == a.itemsize
+
+
+def fused_mul_add(a, b, c):
+    """a * b + c rounded once (C's fma), exactly, through rationals."""
+    a, b, c = float(a), float(b), float(c)
+    if not all(map(math.isfinite, (a, b, c))):
+        return a * b + c
+    return float(fractions.Fraction(a) * fractions.Fraction(b) + fractions.Fraction(c))
 
 
 def _shape_text(shape):
@@ -1411,6 +1425,7 @@ __all__ = [
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",
     "heapinit", "heappush", "heappop", "heappeek", "assertion_error", "broadcast_to", "broadcast_shapes_for",
+    "unit_stride", "fused_mul_add",
     "SparseMat", "csr_to_spm", "spm_to_csr", "empty_spm", "spm_set_item", "spm_set_item_unsafe", "nnz",
     "row", "nonzeros", "spm_with_values", "spm_map", "toarray", "sampled_matmul", "masked_spmm", "spmm_dense_t", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
     "spm_diags", "sparse_diags", "get_row", "get_col",

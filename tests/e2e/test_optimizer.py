@@ -313,6 +313,40 @@ def test_zero_products(build, opt, _builds):
             same_bits(comp.zero_products_loop(a, x), expect.zero_products_loop(a, x), tol(expect))
 
 
+def test_proven_fusion_tests(build, opt):
+    """Fused stores without the tests that analyses prove (ValueRanges,
+    PrivateArrays) and with the ones they do not: a destination read
+    reversed gets NumPy's copy semantics, a negative row index wraps, one
+    out of range raises IndexError."""
+    comp, ref = build("optimizer", opt)
+    for rows, cols in ((7, 5), (1, 1), (4, 0)):
+        G = RNG.normal(size=(rows, cols))
+        for i in (0, rows - 1, -1, -rows):
+            np.testing.assert_allclose(comp.proven_rows(G, i), ref.proven_rows(G, i), rtol=1e-13, atol=1e-13)
+        for i in (rows, -rows - 1):
+            with pytest.raises(IndexError):
+                comp.proven_rows(G, i)
+
+
+def test_short_dots(build, opt):
+    """Dot products of rows: NumPy's result bit for bit (OpenBLAS's ddot,
+    which the loop reproduces below 16 elements), on contiguous and strided
+    rows, short and long, with negative indices; IndexError and ValueError
+    as NumPy raises them."""
+    comp, ref = build("optimizer", opt)
+    for cols in (0, 1, 4, 15, 16, 40):
+        G = RNG.normal(size=(9, cols))
+        for F in (G, G[:, ::2], G[::-1]):
+            for i in (0, 3, -1, -F.shape[0]):
+                assert np.array_equal(comp.row_dots(F, i), ref.row_dots(F, i))
+            with pytest.raises(IndexError):
+                comp.row_dots(F, F.shape[0])
+        x, y = RNG.normal(size=cols), RNG.normal(size=cols)
+        assert comp.dot_of_vectors(x, y) == ref.dot_of_vectors(x, y) == x @ y
+        with pytest.raises(ValueError):
+            comp.dot_of_vectors(x, RNG.normal(size=cols + 1))
+
+
 def test_promoted_accumulators(build, opt, _builds):
     """Short accumulators kept in registers: NumPy's results, and the bits of
     the build without the pass, for lengths on both sides of the register

@@ -14,7 +14,7 @@ destination (`u = v` then `u += v`, `a[1:] = a[:-1] + 1.0`, `X[i] = X[j] * 2.0`)
 reductions (`sum`, `max`, `mean`, `any`, `all`; sums along the rows of a named
 intermediate that the next statement reads), loops over `where(c)`'s indices
 (some writing what `c` reads), rows of X added into a short array in a
-loop, and loops with early exits around them.
+loop, dot products of rows, and loops with early exits around them.
 Shapes mostly agree by construction; a few operations use shapes that do
 not broadcast, so that both sides must raise the same ValueError.
 
@@ -171,6 +171,8 @@ class Gen:
             self.masked_sum(shape)
         elif c < 0.9 and self.chance(0.3):
             self.row_accumulation()
+        elif c < 0.9 and self.chance(0.4):
+            self.row_dots()
         elif c < 0.9 and self.chance(0.35):
             # A named intermediate read by the next statement only (forward
             # substitution), summed along the rows (a row-buffered sum).
@@ -251,6 +253,24 @@ class Gen:
         name = self.fresh("t")
         self.emit(f"{name} = sum({acc})")
         self.scalars.append(name)
+
+    def row_dots(self):
+        """Dot products of rows of X (bigCLAM's `F[nb] @ F[i]`), which the
+        dots pass (opt/ShortDots.h) writes as loops: against a fixed row, a
+        negative index or the loop's own row; against a row whose index is
+        an expression and of a with its reverse (left to the library)."""
+        r = self.r
+        t, j, d = self.fresh("t"), self.fresh("j"), self.fresh("d")
+        other = r.choice(("0", "-1", j, f"-1 - {j}"))
+        self.emit(f"{t} = 0.0")
+        self.emit(f"for {j} in range(shape(X, 0)):")
+        outer = self.depth
+        self.depth += 1
+        self.emit(f"{d} = X[{j}] @ X[{other}]" if self.chance(0.8) else f"{d} = a @ a[::-1]")
+        self.emit(f"{t} = {t} + {d} * 0.25")
+        self.maybe_break(0.2)
+        self.depth = outer
+        self.scalars.append(t)
 
     def maybe_break(self, p):
         """With probability p, `if s > 10.0: break` (or 100.0)."""

@@ -462,6 +462,13 @@ void byte_extent(const Array<T, N>& a, const char** lo, const char** hi) {
   *hi = base + max + int64_t(sizeof(T));
 }
 
+/// Whether the last axis of `a` is contiguous (a 0-D array counts as one).
+template <class T, int N>
+bool unit_stride(const Array<T, N>& a) {
+  if constexpr (N == 0) return true;
+  else return a.stride(N - 1) == 1;
+}
+
 template <class T, int N, class U, int M>
 bool may_overlap(const Array<T, N>& a, const Array<U, M>& b) {
   if (a.size() == 0 || b.size() == 0) return false;
