@@ -252,4 +252,23 @@ bool exitsEarly(const Block& b) {
   return false;
 }
 
+bool mentions(const Expr& e, const std::set<std::string>& names) {
+  if (auto* v = dyn_cast<VarRef>(&e); v && names.count(v->name)) return true;
+  bool found = false;
+  forEachChild(e, [&](const Expr& c) { found = found || mentions(c, names); });
+  return found;
+}
+
+bool mentions(const Stmt& s, const std::set<std::string>& names) {
+  if (auto* b = dyn_cast<Block>(&s)) {
+    for (auto& t : b->stmts)
+      if (mentions(*t, names)) return true;
+    return false;
+  }
+  bool found = false;
+  forEachPart(s, [&](const Expr& e) { found = found || mentions(e, names); },
+              [&](const Block& b) { found = found || mentions(b, names); });
+  return found;
+}
+
 }  // namespace pydd

@@ -55,6 +55,9 @@ std::set<std::string> writtenElementTypes(const Stmt& s);
 std::string memoryKey(const Type& t);
 /// Whether `s` contains a print or other I/O.
 bool doesIO(const Stmt& s);
+/// Whether a variable of `names` appears in `e` (or in an expression of `s`).
+bool mentions(const Expr& e, const std::set<std::string>& names);
+bool mentions(const Stmt& s, const std::set<std::string>& names);
 
 /// Whether control cannot fall off the end of `b` (a conservative answer).
 bool alwaysReturns(const Block& b);

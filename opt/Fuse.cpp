@@ -30,14 +30,6 @@ struct ArrayOperand {
   std::optional<ArrayExtents::Names> extents;  // of `var`, when named
 };
 
-/// Whether `e` reads the variable `name`.
-bool mentionsVar(const Expr& e, const std::string& name) {
-  if (auto* v = dyn_cast<VarRef>(&e); v && v->name == name) return true;
-  bool found = false;
-  forEachChild(e, [&](const Expr& c) { found = found || mentionsVar(c, name); });
-  return found;
-}
-
 class Fuser {
   /// Elements per block of a row-wise reduction (fuseRowFold).
   static constexpr int64_t kRowBlock = 8192;
@@ -803,7 +795,7 @@ class Fuser {
       o.type = e->type;
     } else {
       o.type = e->type;
-      o.spilledFromDest = InPlace && mentionsVar(*e, Dest.var);
+      o.spilledFromDest = InPlace && mentions(*e, {Dest.var});
       Before.push_back(Ctx.spill(F, e, "a"));
       o.var = cast<VarRef>(*e).name;
     }

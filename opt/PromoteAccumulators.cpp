@@ -19,25 +19,6 @@ namespace {
 /// row about 4% against four (bench/ab.py on bigclam).
 constexpr int64_t kRegisters = 8;
 
-bool mentions(const Expr& e, const std::set<std::string>& names) {
-  if (auto* v = dyn_cast<VarRef>(&e); v && names.count(v->name)) return true;
-  bool found = false;
-  forEachChild(e, [&](const Expr& c) { found = found || mentions(c, names); });
-  return found;
-}
-
-bool mentions(const Stmt& s, const std::set<std::string>& names) {
-  if (auto* b = dyn_cast<Block>(&s)) {
-    for (auto& t : b->stmts)
-      if (mentions(*t, names)) return true;
-    return false;
-  }
-  bool found = false;
-  forEachPart(s, [&](const Expr& e) { found = found || mentions(e, names); },
-              [&](const Block& b) { found = found || mentions(b, names); });
-  return found;
-}
-
 /// Whether `s` holds a break, continue or return that leaves it (a nested
 /// loop's own break and continue do not).
 bool leaves(const Stmt& s, bool inLoop = false) {
