@@ -151,6 +151,7 @@ class FunctionEmitter {
   void declareView(const std::string& var, int depth) {
     std::string v = temp(var + "_v");
     Views[var] = v;
+    ArrayOfView[v] = var;
     line(depth, "[[maybe_unused]] auto " + v + " = " + this->var(var) + ".view();");
   }
 
@@ -968,8 +969,7 @@ class FunctionEmitter {
         // axis is contiguous (the common case, vectorizable), one strided;
         // only the first when every operand is known to be contiguous.
         std::set<std::string> known, tested;
-        for (auto& [array, view] : Views)
-          if (contiguous.count(view)) (UnitStrideArrays.count(array) ? known : tested).insert(view);
+        for (auto& view : contiguous) (UnitStrideArrays.count(ArrayOfView.at(view)) ? known : tested).insert(view);
         if (!tested.empty()) line(depth + 1, "if (" + unitStrideTest(tested) + ") {");
         UnitStride = contiguous;
         loopCopy(header, *f.body, tested.empty() ? depth + 1 : depth + 2);
@@ -1262,7 +1262,8 @@ class FunctionEmitter {
   std::set<std::string> NonNeg;
   std::set<std::string> Indexed;
   std::set<std::string> Used;
-  std::map<std::string, std::string> Views;
+  std::map<std::string, std::string> Views;        // array -> its view variable
+  std::map<std::string, std::string> ArrayOfView;  // the other way
   std::map<const Block*, std::vector<std::string>> ColdLocals;  // declared in their cold lambda (coldBranchLocals)
   std::set<std::string> Undeclared;  // those of the cold lambdas not being emitted
   std::set<std::string> UnitStride;  // views read with .unit() in this loop copy

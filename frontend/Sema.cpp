@@ -739,14 +739,13 @@ class FunctionTyper {
   void checkAssignedBeforeUse() {
     Assigned state;
     for (auto& p : F.params) state.insert(p.name);
-    ReportReads = true;
     assignedBlock(*F.body, state);
   }
 
   void readsIn(Expr& e, const Assigned& state) {
     if (auto* v = dyn_cast<VarRef>(&e)) {
       auto it = Vars.find(v->name);
-      if (ReportReads && it != Vars.end() && !state.count(v->name) && Unbound.insert(v->name).second)
+      if (it != Vars.end() && !state.count(v->name) && Unbound.insert(v->name).second)
         Diag.error(v->loc, "'" + v->name + "' is used before any assignment to it");
       return;
     }
@@ -757,27 +756,31 @@ class FunctionTyper {
     for (auto& s : b.stmts) assignedStmt(*s, state);
   }
 
-  /// Runs a loop body to a fixed point without reporting, then once more
-  /// reporting, from the state every iteration can start with.
+  /// A loop body runs from the state before the loop or after any
+  /// iteration. "Maybe assigned" only grows and every statement of the body
+  /// is on some path, so that is the state before the loop plus every
+  /// variable the body assigns anywhere: collected in one walk, where
+  /// iterating the body to a fixed point walked a nest of depth d 3^d times.
   void assignedLoop(Block& body, Assigned& state, const std::string& loopVar, Expr* cond) {
-    bool report = ReportReads;
-    ReportReads = false;
+    struct Targets : Visitor {
+      using Visitor::visit;
+      Assigned& names;
+      explicit Targets(Assigned& n) : names(n) {}
+      void visit(const Stmt& s) override {
+        if (auto* f = dyn_cast<For>(&s)) names.insert(f->var);
+        if (auto* a = dyn_cast<Assign>(&s); a && a->value)
+          for (auto& t : a->targets)
+            if (auto* v = dyn_cast<VarRef>(t.get())) names.insert(v->name);
+        visitChildren(s);
+      }
+    };
     Assigned entry = state;
-    for (;;) {
-      Assigned s = entry;
-      if (!loopVar.empty()) s.insert(loopVar);
-      assignedBlock(body, s);
-      size_t size = entry.size();
-      entry.insert(s.begin(), s.end());
-      if (entry.size() == size) break;
-    }
-    ReportReads = report;
+    if (!loopVar.empty()) entry.insert(loopVar);
+    Targets(entry).visit(static_cast<const Stmt&>(body));
     if (cond) readsIn(*cond, entry);
-    Assigned s = entry;
-    if (!loopVar.empty()) s.insert(loopVar);
-    assignedBlock(body, s);
-    state = entry;
-    if (!loopVar.empty()) state.insert(loopVar);
+    Assigned inBody = entry;
+    assignedBlock(body, inBody);
+    state = std::move(entry);
   }
 
   void assignedStmt(Stmt& s, Assigned& state) {
@@ -1914,7 +1917,6 @@ class FunctionTyper {
   bool Reporting = false;
   /// The expression being typed is an assignment's target.
   bool TypingTarget = false;
-  bool ReportReads = false;
   std::set<std::string> Unbound;
   /// The iterable of the for loop being finalized (S.row(i) may only be one).
   const Expr* IterationSource = nullptr;

@@ -1,5 +1,7 @@
 #include "ir/IR.h"
 
+#include <cassert>
+
 namespace pydd {
 
 const char* spelling(BinaryOp op) {
@@ -36,11 +38,20 @@ const char* spelling(CmpOp op) {
 }
 
 const Type* Function::lookup(const std::string& var) const {
-  for (auto& p : params)
-    if (p.name == var) return &p.type;
-  for (auto& l : locals)
-    if (l.name == var) return &l.type;
-  return nullptr;
+  const size_t bindings = params.size() + locals.size();
+  if (bindings < LookupIndexed || (LookupIndexed > 0 && bindingName(LookupIndexed - 1) != LookupLast)) {
+    LookupIndex.clear();
+    LookupIndexed = 0;
+  }
+  if (LookupIndexed < bindings) {
+    for (; LookupIndexed < bindings; ++LookupIndexed) LookupIndex.emplace(bindingName(LookupIndexed), LookupIndexed);
+    LookupLast = bindingName(LookupIndexed - 1);
+  }
+  auto found = LookupIndex.find(var);
+  if (found == LookupIndex.end()) return nullptr;
+  const size_t k = found->second;
+  assert(bindingName(k) == var && "params or locals edited in place; lookup's index is stale");
+  return k < params.size() ? &params[k].type : &locals[k - params.size()].type;
 }
 
 Function* Module::find(const std::string& fn) const {

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/Type.h"
@@ -347,10 +348,21 @@ struct Function {
   /// (filled by sema).
   std::vector<Local> locals;
 
+  /// The type of a parameter or local, or null: O(1), through an index
+  /// that follows appends to `params` and `locals` and is rebuilt when
+  /// they shrink or their last entry changes (the ways passes edit them).
   const Type* lookup(const std::string& var) const;
   /// The name the source gives it (shared by the instances of a generic
   /// function).
   const std::string& sourceName() const { return generic.empty() ? name : generic; }
+
+ private:
+  const std::string& bindingName(size_t k) const {
+    return k < params.size() ? params[k].name : locals[k - params.size()].name;
+  }
+  mutable std::unordered_map<std::string, size_t> LookupIndex;  // name -> first binding
+  mutable size_t LookupIndexed = 0;
+  mutable std::string LookupLast;  // the name of binding LookupIndexed - 1
 };
 
 struct Module {

@@ -127,8 +127,7 @@ class Filter {
     for (ExprPtr* leaf : leaves.arrays) *leaf = build::var(loc, array, arrayType);
 
     // for j in range(len(c)): if c[j]: v = j; body
-    std::string j = Ctx.freshName(F, "j");
-    F.locals.push_back({j, Type::int64(), loc});
+    std::string j = Ctx.newLocal(F, "j", Type::int64(), loc);
     ExprPtr element = instantiateElement(*cond, [&](const Expr& leaf) {
       std::vector<ExprPtr> at;
       at.push_back(build::var(loc, j, Type::int64()));

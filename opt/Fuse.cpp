@@ -679,9 +679,7 @@ class Fuser {
   ExprPtr var(const std::string& name, const Type& t) { return build::var(Loc, name, t); }
 
   std::string temp(const std::string& hint, const Type& t) {
-    std::string name = Ctx.freshName(F, hint);
-    F.locals.push_back({name, t, Loc});
-    return name;
+    return Ctx.newLocal(F, hint, t, Loc);
   }
 
   ExprPtr shapeOf(const std::string& v, const Type& t, int k) {

@@ -419,8 +419,7 @@ class Merger {
     const Type* arrayType = F.lookup(name);
     if (!arrayType) return;
     const Type elem = Type::scalar(arrayType->elem());
-    const std::string scalar = Ctx.freshName(F, name);
-    F.locals.push_back({scalar, elem, n.outer->loc});
+    const std::string scalar = Ctx.newLocal(F, name, elem, n.outer->loc);
     struct Reads : Mutator {
       using Mutator::mutate;
       const std::string& Name;

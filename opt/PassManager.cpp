@@ -78,17 +78,31 @@ bool contains(const std::vector<std::string>& names, const std::string& n) {
 }  // namespace
 
 std::string PassContext::freshName(const Function& f, const std::string& hint) {
-  for (unsigned n = 0;; ++n) {
+  NameTable& table = Names[&f];
+  // Locals are only appended, except that a pass may drop the ones it added
+  // when it gives up (promote): then start again, so the smallest free
+  // number is reused as before.
+  const size_t bound = f.params.size() + f.locals.size();
+  if (bound < table.indexed) table = NameTable();
+  for (; table.indexed < bound; ++table.indexed)
+    table.names.insert(table.indexed < f.params.size() ? f.params[table.indexed].name
+                                                       : f.locals[table.indexed - f.params.size()].name);
+  for (unsigned& n = table.next[hint];; ++n) {
     std::string name = hint + "__" + std::to_string(n);
-    if (!f.lookup(name)) return name;
+    if (table.names.insert(name).second) return name;
   }
+}
+
+std::string PassContext::newLocal(Function& f, const std::string& hint, const Type& type, SourceLoc loc) {
+  std::string name = freshName(f, hint);
+  f.locals.push_back({name, type, loc});
+  return name;
 }
 
 StmtPtr PassContext::spill(Function& f, ExprPtr& slot, const std::string& hint) {
   SourceLoc loc = slot->loc;
   Type type = slot->type;
-  std::string name = freshName(f, hint);
-  f.locals.push_back({name, type, loc});
+  std::string name = newLocal(f, hint, type, loc);
   StmtPtr assign = build::assign(loc, build::var(loc, name, type), std::move(slot));
   slot = build::var(loc, name, type);
   return assign;

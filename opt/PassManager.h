@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/IR.h"
@@ -24,18 +25,34 @@ struct PassOptions {
 
 /// What a pass sees besides the function it rewrites.
 struct PassContext {
+  PassContext(const Module& m, const PassOptions& o, std::map<std::string, unsigned>& s)
+      : module(m), options(o), stats(s) {}
+
   const Module& module;
   const PassOptions& options;
   /// Counters a pass bumps ("expressions hoisted"); --stats prints them.
   std::map<std::string, unsigned>& stats;
-  /// A fresh variable name for a compiler temporary of `f`, never one the
-  /// source uses: `hint` followed by `__` and a number (the source cannot
-  /// hold a `__`-numbered name that sema would not have seen).
-  std::string freshName(const Function& f, const std::string& hint);
+  /// Declares a new local of `f` for a compiler temporary and returns its
+  /// name: `hint` followed by `__` and the smallest number no variable of
+  /// `f` has (the source cannot hold a `__`-numbered name that sema would
+  /// not have seen).
+  std::string newLocal(Function& f, const std::string& hint, const Type& type, SourceLoc loc);
   /// Moves the expression in `slot` into a new local of `f` (named after
   /// `hint`): returns the assignment `local = expression`, for the pass to
   /// place, and leaves a read of the local in `slot`.
   StmtPtr spill(Function& f, ExprPtr& slot, const std::string& hint);
+
+ private:
+  std::string freshName(const Function& f, const std::string& hint);
+  /// The names a function binds and the next number to try per hint, so a
+  /// fresh name costs O(1) rather than a scan of every local per candidate
+  /// (which made a function with thousands of temporaries cubic to compile).
+  struct NameTable {
+    size_t indexed = 0;  // params and locals already in `names`
+    std::unordered_set<std::string> names;
+    std::map<std::string, unsigned> next;
+  };
+  std::map<const Function*, NameTable> Names;
 };
 
 /// Names of every registered pass, in pipeline order.

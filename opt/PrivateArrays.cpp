@@ -1,5 +1,7 @@
 #include "opt/PrivateArrays.h"
 
+#include <map>
+#include <set>
 #include <vector>
 
 #include "ir/Visitor.h"
@@ -44,14 +46,15 @@ Use useBy(const Expr& parent, const Expr& child) {
   }
 }
 
-/// The variables bound to views of an array, and whether its memory
-/// escapes: the whole-function question behind "only acc reaches acc's
-/// memory". A view of a view counts as an escape (not followed).
+/// The variables bound to views of each tracked array, and the arrays
+/// whose memory escapes: the whole-function question behind "only acc
+/// reaches acc's memory". One walk answers it for every tracked name (each
+/// variable reference is judged on its own), so the analysis stays linear
+/// in the function's size however many arrays it has.
 struct AliasScan {
-  std::set<std::string> tracked;  // the array, then its alias variables
-  std::set<std::string> aliases;
-  bool escapes = false;
-  bool chained = false;  // a tracked alias variable was itself viewed
+  std::set<std::string> tracked;
+  std::map<std::string, std::set<std::string>> aliases;  // tracked name -> its view variables
+  std::set<std::string> escaping;
 
   void expr(const Expr& e, std::vector<const Expr*>& path, const std::string* bindsTo, bool isTarget) {
     if (auto* v = dyn_cast<VarRef>(&e); v && tracked.count(v->name)) resolve(e, path, bindsTo, isTarget, v->name);
@@ -67,15 +70,14 @@ struct AliasScan {
       Use u = useBy(*path[i], *cur);
       if (u == Use::Safe) return;
       if (u == Use::Escape) {
-        escapes = true;
+        escaping.insert(name);
         return;
       }
       cur = path[i];
     }
     if (isTarget) return;  // a store into it (or its own binding)
     if (!bindsTo) return;  // returned, iterated, tested: read in place
-    if (aliases.count(name)) chained = true;
-    aliases.insert(*bindsTo);
+    aliases[name].insert(*bindsTo);
   }
 
   void stmt(const Stmt& s) {
@@ -124,26 +126,30 @@ struct Bindings {
 std::map<std::string, PrivateArray> privateArrays(const Function& f) {
   Bindings bindings;
   bindings.stmt(*f.body);
-  std::map<std::string, PrivateArray> out;
+  std::set<std::string> params;
+  for (auto& p : f.params) params.insert(p.name);
+  AliasScan arrays;  // locals bound once to a new array
   for (auto& l : f.locals) {
-    if (!l.type.isArray() || bindings.count[l.name] != 1 || !bindings.assignment.count(l.name)) continue;
-    bool param = false;
-    for (auto& p : f.params) param = param || p.name == l.name;
-    if (param) continue;
+    if (!l.type.isArray() || bindings.count[l.name] != 1 || !bindings.assignment.count(l.name) || params.count(l.name))
+      continue;
     auto* call = dyn_cast<Call>(bindings.assignment.at(l.name)->value.get());
     if (!call || call->target != CallTarget::Library || !call->library ||
         (!call->library->returnsNew && call->library->newArray == LibraryFunction::NewArray::No))
       continue;  // a view of something, or a kernel function's array
-    AliasScan scan;
-    scan.tracked = {l.name};
-    scan.stmt(*f.body);
-    if (scan.escapes) continue;
-    // The views' own uses: read in place, never viewed again or kept.
-    AliasScan second;
-    second.tracked = scan.aliases;
-    second.stmt(*f.body);
-    if (second.escapes || !second.aliases.empty()) continue;
-    out[l.name] = PrivateArray{scan.aliases};
+    arrays.tracked.insert(l.name);
+  }
+  arrays.stmt(*f.body);
+  // The views' own uses: read in place, never viewed again or kept.
+  AliasScan views;
+  for (auto& [array, names] : arrays.aliases) views.tracked.insert(names.begin(), names.end());
+  views.stmt(*f.body);
+  std::map<std::string, PrivateArray> out;
+  for (auto& name : arrays.tracked) {
+    if (arrays.escaping.count(name)) continue;
+    const std::set<std::string>& own = arrays.aliases[name];
+    bool kept = true;
+    for (auto& v : own) kept = kept && !views.escaping.count(v) && views.aliases[v].empty();
+    if (kept) out[name] = PrivateArray{own};
   }
   return out;
 }

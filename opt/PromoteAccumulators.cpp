@@ -389,9 +389,7 @@ class Promoter {
   }
 
   std::string newLocal(const std::string& hint, const Type& t) {
-    std::string name = Ctx.freshName(F, hint);
-    F.locals.push_back({name, t, F.loc});
-    return name;
+    return Ctx.newLocal(F, hint, t, F.loc);
   }
 
   void block(Block& b) {

@@ -251,9 +251,7 @@ class Sampler {
   ExprPtr var(const std::string& name, const Type& t) { return build::var(Loc, name, t); }
 
   std::string temp(const std::string& hint, const Type& t) {
-    std::string name = Ctx.freshName(F, hint);
-    F.locals.push_back({name, t, Loc});
-    return name;
+    return Ctx.newLocal(F, hint, t, Loc);
   }
 
   ExprPtr shapeOf(ExprPtr of, int k) {

@@ -156,9 +156,7 @@ class ShortDots : public StmtMutator {
   ExprPtr var(const std::string& name, const Type& t) { return build::var(Loc, name, t); }
 
   std::string temp(const std::string& hint, const Type& t) {
-    std::string name = Ctx.freshName(F, hint);
-    F.locals.push_back({name, t, F.loc});
-    return name;
+    return Ctx.newLocal(F, hint, t, F.loc);
   }
 
   ExprPtr lastExtent(const Vector& v) { return shapeQuery(Loc, var(v.var, v.type), v.type.rank() - 1); }
