@@ -900,7 +900,7 @@ class FunctionTyper {
     Type dense = lowerToCall(c.args[0], "toarray", takeOperands(operand), report);
     if (dense.isUnknown()) return dense;
     c.args[0]->type = dense;
-    return callType(c, report);
+    return callType(c, report, /*argsTyped=*/true);
   }
 
   /// Containers whose truth value is "not empty", as in Python.
@@ -908,14 +908,15 @@ class FunctionTyper {
 
   /// Replaces `slot` by a call of the library function `name` on `args`
   /// and types it: how sema rewrites operators on arrays (a + b becomes
-  /// add(a, b)), which is what later passes optimize.
+  /// add(a, b)), which is what later passes optimize. The caller has typed
+  /// the operands in `args`; the literals it adds are typed here.
   Type lowerToCall(ExprPtr& slot, const char* name, std::vector<ExprPtr> args, bool report) {
     auto call = std::make_unique<Call>(slot->loc, name);
     call->target = CallTarget::Library;
     call->library = lookupLibraryFunction(name);
     call->args = std::move(args);
     slot = std::move(call);
-    return callType(static_cast<Call&>(*slot), report);
+    return callType(static_cast<Call&>(*slot), report, /*argsTyped=*/true);
   }
 
   Type computeType(ExprPtr& slot, bool report) {
@@ -1038,10 +1039,13 @@ class FunctionTyper {
       }
       case ExprKind::Call: {
         auto& c = static_cast<Call&>(e);
-        if (c.target == CallTarget::Library && c.library->element && c.args.size() == 1 &&
-            typeOf(c.args[0], report).isSparse())
+        bool known = true;
+        for (auto& a : c.args)
+          if (typeOf(a, report).isUnknown()) known = false;
+        if (!known) return Type();
+        if (c.target == CallTarget::Library && c.library->element && c.args.size() == 1 && c.args[0]->type.isSparse())
           return sparseElementwise(slot, report);
-        return callType(c, report);
+        return callType(c, report, /*argsTyped=*/true);
       }
       case ExprKind::Index: {
         auto& x = static_cast<Index&>(e);
@@ -1343,10 +1347,15 @@ class FunctionTyper {
     return nullptr;
   }
 
-  Type callType(Call& c, bool report) {
+  /// `argsTyped`: the caller has just typed the arguments (it typed the
+  /// operands it lowers, or the call's own arguments to choose a form);
+  /// only nodes without a type yet, the literals it added, are typed here.
+  /// Typing them again made each level of a nested call or operator chain
+  /// type its subtree twice: exponential in the nesting, quadratic in a chain.
+  Type callType(Call& c, bool report, bool argsTyped = false) {
     bool known = true;
     for (auto& a : c.args)
-      if (typeOf(a, report).isUnknown()) known = false;
+      if ((argsTyped && !a->type.isUnknown() ? a->type : typeOf(a, report)).isUnknown()) known = false;
     if (!known) return Type();
     if (c.target == CallTarget::User) {
       Function* callee = calleeOf(c, report);
