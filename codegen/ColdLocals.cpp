@@ -8,59 +8,87 @@
 namespace pydd {
 namespace {
 
-/// Whether `e` or anything below it reads the variable `name`.
-bool exprRefers(const Expr& e, const std::string& name) {
-  if (auto* v = dyn_cast<VarRef>(&e); v && v->name == name) return true;
-  bool found = false;
-  forEachChild(e, [&](const Expr& c) { found = found || exprRefers(c, name); });
-  return found;
-}
+/// The variables each expression root and statement refers to, computed
+/// once per node: asking "does s refer to x" per local and per statement
+/// walked a region once per local (cubic in a fused loop's general path of
+/// a long expression, with its hundreds of temporaries).
+class References {
+ public:
+  bool in(const Expr& e, const std::string& name) { return of(e).count(name) > 0; }
+  bool in(const Stmt& s, const std::string& name) { return of(s).count(name) > 0; }
 
-/// Whether statement `s` (with its nested blocks) refers to `name`.
-bool refers(const Stmt& s, const std::string& name) {
-  if (auto* f = dyn_cast<For>(&s); f && f->var == name) return true;
-  bool found = false;
-  forEachPart(
-      s, [&](const Expr& e) { found = found || exprRefers(e, name); },
-      [&](const Block& b) {
-        for (auto& t : b.stmts) found = found || refers(*t, name);
-      });
-  return found;
-}
+  /// The indices of `b`'s statements that refer to `name`, in order.
+  const std::vector<size_t>& statementsOf(const Block& b, const std::string& name) {
+    auto [it, fresh] = ByBlock.try_emplace(&b);
+    if (fresh)
+      for (size_t k = 0; k < b.stmts.size(); ++k)
+        for (auto& n : of(*b.stmts[k])) it->second[n].push_back(k);
+    static const std::vector<size_t> none;
+    auto found = it->second.find(name);
+    return found == it->second.end() ? none : found->second;
+  }
+
+ private:
+  std::map<const Expr*, std::set<std::string>> ByExpr;
+  std::map<const Stmt*, std::set<std::string>> ByStmt;
+  std::map<const Block*, std::map<std::string, std::vector<size_t>>> ByBlock;
+
+  static void collect(const Expr& e, std::set<std::string>& out) {
+    if (auto* v = dyn_cast<VarRef>(&e)) out.insert(v->name);
+    forEachChild(e, [&](const Expr& c) { collect(c, out); });
+  }
+
+  const std::set<std::string>& of(const Expr& e) {
+    auto [it, fresh] = ByExpr.try_emplace(&e);
+    if (fresh) collect(e, it->second);
+    return it->second;
+  }
+
+  const std::set<std::string>& of(const Stmt& s) {
+    auto [it, fresh] = ByStmt.try_emplace(&s);
+    std::set<std::string>& names = it->second;  // std::map keeps references valid across inserts
+    if (!fresh) return names;
+    auto add = [&](const std::set<std::string>& more) { names.insert(more.begin(), more.end()); };
+    if (auto* f = dyn_cast<For>(&s)) names.insert(f->var);
+    forEachPart(
+        s, [&](const Expr& e) { add(of(e)); },
+        [&](const Block& b) {
+          for (auto& t : b.stmts) add(of(*t));
+        });
+    return names;
+  }
+};
 
 /// Whether every path through `b` assigns `name` before reading it, so no
 /// value of it flows into `b` (see coldBranchLocals).
-bool assignedBeforeUse(const Block& b, const std::string& name) {
-  for (size_t k = 0; k < b.stmts.size(); ++k) {
-    const Stmt& s = *b.stmts[k];
-    if (!refers(s, name)) continue;
-    bool usedLater = false;
-    for (size_t l = k + 1; l < b.stmts.size(); ++l) usedLater = usedLater || refers(*b.stmts[l], name);
-    if (auto* a = dyn_cast<Assign>(&s)) {
-      if (!a->value || exprRefers(*a->value, name)) return false;
-      bool sets = false;
-      for (auto& t : a->targets) {
-        auto* v = dyn_cast<VarRef>(t.get());
-        if (v && v->name == name) sets = true;
-        else if (exprRefers(*t, name)) return false;
-      }
-      return sets;
+bool assignedBeforeUse(const Block& b, const std::string& name, References& refs) {
+  const std::vector<size_t>& at = refs.statementsOf(b, name);
+  if (at.empty()) return false;  // not referenced: nothing to move
+  const Stmt& s = *b.stmts[at.front()];
+  const bool usedLater = at.size() > 1;
+  if (auto* a = dyn_cast<Assign>(&s)) {
+    if (!a->value || refs.in(*a->value, name)) return false;
+    bool sets = false;
+    for (auto& t : a->targets) {
+      auto* v = dyn_cast<VarRef>(t.get());
+      if (v && v->name == name) sets = true;
+      else if (refs.in(*t, name)) return false;
     }
-    if (usedLater) return false;  // (a loop may not run, an if may not assign)
-    if (auto* f = dyn_cast<For>(&s)) {
-      for (const ExprPtr* h : {&f->start, &f->stop, &f->step, &f->iterable})
-        if (*h && exprRefers(**h, name)) return false;
-      return f->var == name || assignedBeforeUse(*f->body, name);
-    }
-    if (auto* i = dyn_cast<If>(&s)) {
-      if (exprRefers(*i->cond, name)) return false;
-      for (const BlockPtr* part : {&i->thenBody, &i->elseBody})
-        if (*part && refers(**part, name) && !assignedBeforeUse(**part, name)) return false;
-      return true;
-    }
-    return false;
+    return sets;
   }
-  return false;  // not referenced: nothing to move
+  if (usedLater) return false;  // (a loop may not run, an if may not assign)
+  if (auto* f = dyn_cast<For>(&s)) {
+    for (const ExprPtr* h : {&f->start, &f->stop, &f->step, &f->iterable})
+      if (*h && refs.in(**h, name)) return false;
+    return f->var == name || assignedBeforeUse(*f->body, name, refs);
+  }
+  if (auto* i = dyn_cast<If>(&s)) {
+    if (refs.in(*i->cond, name)) return false;
+    for (const BlockPtr* part : {&i->thenBody, &i->elseBody})
+      if (*part && refs.in(**part, name) && !assignedBeforeUse(**part, name, refs)) return false;
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -93,10 +121,11 @@ std::map<const Block*, std::vector<std::string>> coldBranchLocals(const Function
   onBlock(*f.body, nullptr);
 
   std::map<const Block*, std::vector<std::string>> out;
+  References refs;
   for (auto& l : f.locals) {
     auto it = region.find(l.name);
     if (it == region.end() || !it->second || shared.count(l.name)) continue;
-    if (assignedBeforeUse(*it->second, l.name)) out[it->second].push_back(l.name);
+    if (assignedBeforeUse(*it->second, l.name, refs)) out[it->second].push_back(l.name);
   }
   return out;
 }

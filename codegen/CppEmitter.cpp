@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "codegen/ColdLocals.h"
@@ -271,9 +272,9 @@ class FunctionEmitter {
     bool effects = false, observed = false;
     for (size_t i = 0; i < operands.size(); ++i) {
       if (operands[i]->kind == ExprKind::TupleLit) return combine(texts);  // a shape: braced list
-      if (!hasSideEffects(*operands[i])) continue;
+      if (!sideEffects(*operands[i])) continue;
       for (size_t j = 0; j < operands.size(); ++j)
-        if (j != i && (hasSideEffects(*operands[j]) || readsElements(*operands[j]) || mayRaise(*operands[j], Opts.boundsCheck)))
+        if (j != i && (sideEffects(*operands[j]) || readsElements(*operands[j]) || mayRaise(*operands[j], Opts.boundsCheck)))
           observed = true;
       effects = true;
     }
@@ -285,6 +286,15 @@ class FunctionEmitter {
       s += "const auto " + names[i] + " = " + texts[i] + "; ";
     }
     return s + "return " + combine(names) + "; }()";
+  }
+
+  /// hasSideEffects, remembered per node: sequenced() asks it at every
+  /// level of an expression, which walked a deep one quadratically.
+  bool sideEffects(const Expr& e) {
+    if (auto it = SideEffects.find(&e); it != SideEffects.end()) return it->second;
+    bool found = nodeHasSideEffects(e);
+    forEachChild(e, [&](const Expr& c) { found = sideEffects(c) || found; });
+    return SideEffects[&e] = found;
   }
 
   static std::string cmp(CmpOp op) { return std::string(" ") + spelling(op) + " "; }
@@ -1264,6 +1274,7 @@ class FunctionEmitter {
   std::set<std::string> Used;
   std::map<std::string, std::string> Views;        // array -> its view variable
   std::map<std::string, std::string> ArrayOfView;  // the other way
+  std::unordered_map<const Expr*, bool> SideEffects;  // see sideEffects()
   std::map<const Block*, std::vector<std::string>> ColdLocals;  // declared in their cold lambda (coldBranchLocals)
   std::set<std::string> Undeclared;  // those of the cold lambdas not being emitted
   std::set<std::string> UnitStride;  // views read with .unit() in this loop copy

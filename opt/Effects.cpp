@@ -46,57 +46,59 @@ bool containsBreak(const Block& b) {
 
 }  // namespace
 
-bool hasSideEffects(const Expr& e) {
-  return anyNode(e, [](const Expr& n) {
-    auto* c = dyn_cast<Call>(&n);
-    return c && (c->target != CallTarget::Library || (c->library && c->library->hasSideEffects()));
-  });
+bool nodeHasSideEffects(const Expr& n) {
+  auto* c = dyn_cast<Call>(&n);
+  return c && (c->target != CallTarget::Library || (c->library && c->library->hasSideEffects()));
 }
+
+bool nodeMayRaise(const Expr& n, bool boundsCheck) {
+  if (auto* b = dyn_cast<Binary>(&n)) {
+    switch (b->op) {
+      case BinaryOp::Div:
+      case BinaryOp::FloorDiv:
+      case BinaryOp::Mod:
+      case BinaryOp::Pow:
+      case BinaryOp::Shl:
+      case BinaryOp::Shr: return true;
+      default: return false;
+    }
+  }
+  // A dict subscript raises KeyError, a list one IndexError, and so does
+  // building a view with an integer index out of range; an array element
+  // is checked only with bounds checks on.
+  if (auto* x = dyn_cast<Index>(&n)) return boundsCheck || !x->base->type.isArray() || !x->type.isScalar();
+  if (auto* c = dyn_cast<Call>(&n)) {
+    if (c->library && c->library->raisesOnlyOnAxis) {
+      for (size_t i = 1; i < c->args.size(); ++i) {
+        int64_t v;
+        if (c->args[i]->type.isInteger() && !constantInt(*c->args[i], v)) return true;
+      }
+      return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+bool nodeMayAllocate(const Expr& n) {
+  if (n.kind == ExprKind::TupleLit || n.kind == ExprKind::DictLit) return holdsReference(n.type) || n.kind == ExprKind::DictLit;
+  auto* c = dyn_cast<Call>(&n);
+  if (!c) return false;
+  if (c->target != CallTarget::Library) return true;
+  return holdsReference(c->type) && !c->library->returnsView;
+}
+
+bool hasSideEffects(const Expr& e) { return anyNode(e, nodeHasSideEffects); }
 
 bool readsElements(const Expr& e) {
   return anyNode(e, [](const Expr& n) { return n.kind == ExprKind::Index; });
 }
 
 bool mayRaise(const Expr& e, bool boundsCheck) {
-  return anyNode(e, [&](const Expr& n) {
-    if (auto* b = dyn_cast<Binary>(&n)) {
-      switch (b->op) {
-        case BinaryOp::Div:
-        case BinaryOp::FloorDiv:
-        case BinaryOp::Mod:
-        case BinaryOp::Pow:
-        case BinaryOp::Shl:
-        case BinaryOp::Shr: return true;
-        default: return false;
-      }
-    }
-    // A dict subscript raises KeyError, a list one IndexError, and so does
-    // building a view with an integer index out of range; an array element
-    // is checked only with bounds checks on.
-    if (auto* x = dyn_cast<Index>(&n)) return boundsCheck || !x->base->type.isArray() || !x->type.isScalar();
-    if (auto* c = dyn_cast<Call>(&n)) {
-      if (c->library && c->library->raisesOnlyOnAxis) {
-        for (size_t i = 1; i < c->args.size(); ++i) {
-          int64_t v;
-          if (c->args[i]->type.isInteger() && !constantInt(*c->args[i], v)) return true;
-        }
-        return false;
-      }
-      return true;
-    }
-    return false;
-  });
+  return anyNode(e, [&](const Expr& n) { return nodeMayRaise(n, boundsCheck); });
 }
 
-bool mayAllocate(const Expr& e) {
-  return anyNode(e, [](const Expr& n) {
-    if (n.kind == ExprKind::TupleLit || n.kind == ExprKind::DictLit) return holdsReference(n.type) || n.kind == ExprKind::DictLit;
-    auto* c = dyn_cast<Call>(&n);
-    if (!c) return false;
-    if (c->target != CallTarget::Library) return true;
-    return holdsReference(c->type) && !c->library->returnsView;
-  });
-}
+bool mayAllocate(const Expr& e) { return anyNode(e, nodeMayAllocate); }
 
 bool holdsReference(const Type& t) {
   if (t.isTuple()) {

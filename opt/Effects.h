@@ -26,6 +26,11 @@ bool mayRaise(const Expr& e, bool boundsCheck);
 /// May allocate memory: any call whose result is an array, a list, a dict, a
 /// tuple holding them, or a sparse matrix, and every container literal.
 bool mayAllocate(const Expr& e);
+/// The three questions above for the node `n` alone, not its operands: for
+/// an analysis that summarizes every subtree bottom-up in one walk.
+bool nodeHasSideEffects(const Expr& n);
+bool nodeMayRaise(const Expr& n, bool boundsCheck);
+bool nodeMayAllocate(const Expr& n);
 
 /// Whether a value of type `t` holds arrays, sparse matrices or containers.
 bool holdsReference(const Type& t);

@@ -2,6 +2,8 @@
 
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "ir/Builder.h"
 #include "ir/Visitor.h"
@@ -32,7 +34,8 @@ struct LoopFacts {
 };
 
 /// Worth a temporary: it calls something or computes a whole array.
-bool worthHoisting(const Expr& e) {
+/// `operandWorth`: whether one of e's operands is.
+bool worthHoisting(const Expr& e, bool operandWorth) {
   switch (e.kind) {
     case ExprKind::Call: {
       auto& c = cast<Call>(e);
@@ -47,11 +50,7 @@ bool worthHoisting(const Expr& e) {
     case ExprKind::Cast:
     case ExprKind::Compare:
     case ExprKind::Not:
-    case ExprKind::Select: {
-      bool hasCall = false;
-      forEachChild(e, [&](const Expr& c) { hasCall = hasCall || worthHoisting(c); });
-      return hasCall;
-    }
+    case ExprKind::Select: return operandWorth;
     default: return false;
   }
 }
@@ -106,12 +105,45 @@ class LoopHoister {
     return risky;
   }
 
-  /// Variables whose memory `e` reads: all it reads but the arguments of
-  /// shape and memory queries (an array's shape never changes in place).
-  static void collectMemoryReads(const Expr& e, std::set<std::string>& names) {
-    if (auto* c = dyn_cast<Call>(&e); c && c->library && c->library->raisesOnlyOnAxis) return;
-    if (auto* v = dyn_cast<VarRef>(&e)) names.insert(v->name);
-    forEachChild(e, [&](const Expr& c) { collectMemoryReads(c, names); });
+  /// What the scan asks of an expression, for it and everything below it.
+  /// Computed bottom-up once per node (asking each node's subtree anew was
+  /// quadratic in an expression's depth) and dropped for the nodes above a
+  /// hoist, whose subtrees it changed.
+  struct Summary {
+    bool sideEffects = false, raises = false, allocates = false;
+    bool worth = false;  // worthHoisting
+    /// Reads a variable the loop assigns (or one that is not a local).
+    bool variantRead = false;
+    /// Reads the memory of a reference the loop may write: a variable read
+    /// anywhere but in the arguments of shape and memory queries (an
+    /// array's shape never changes in place).
+    bool variantMemory = false;
+  };
+
+  const Summary& summary(const Expr& e) {
+    if (auto it = Summaries.find(&e); it != Summaries.end()) return it->second;
+    Summary s;
+    bool operandWorth = false;
+    const bool shapeQuery = isa<Call>(e) && cast<Call>(e).library && cast<Call>(e).library->raisesOnlyOnAxis;
+    forEachChild(e, [&](const Expr& c) {
+      const Summary& o = summary(c);
+      s.sideEffects |= o.sideEffects;
+      s.raises |= o.raises;
+      s.allocates |= o.allocates;
+      s.variantRead |= o.variantRead;
+      if (!shapeQuery) s.variantMemory |= o.variantMemory;
+      operandWorth |= o.worth;
+    });
+    s.sideEffects |= nodeHasSideEffects(e);
+    s.raises |= nodeMayRaise(e, Ctx.options.boundsCheck);
+    s.allocates |= nodeMayAllocate(e);
+    s.worth = worthHoisting(e, operandWorth);
+    if (auto* v = dyn_cast<VarRef>(&e)) {
+      const Type* t = F.lookup(v->name);
+      s.variantRead = !t || Facts.assigned.count(v->name);
+      s.variantMemory = t && holdsReference(*t) && Facts.writesMemoryOf(*t);
+    }
+    return Summaries[&e] = s;
   }
 
   /// A new array that nothing else refers to: an allocation, an element-wise
@@ -125,15 +157,8 @@ class LoopHoister {
   /// `elementwiseOperand`: e is an operand of an element-wise call, which
   /// reads it and neither writes it nor hands out a view of it.
   bool invariant(const Expr& e, bool elementwiseOperand) {
-    if (hasSideEffects(e)) return false;
-    std::set<std::string> reads, memory;
-    collectReads(e, reads);
-    collectMemoryReads(e, memory);
-    for (auto& name : reads) {
-      if (Facts.assigned.count(name)) return false;
-      const Type* t = F.lookup(name);
-      if (!t || (memory.count(name) && holdsReference(*t) && Facts.writesMemoryOf(*t))) return false;
-    }
+    const Summary& s = summary(e);
+    if (s.sideEffects || s.variantRead || s.variantMemory) return false;
     // A fresh array read only as an element-wise operand is referred to by
     // the temporary alone, which the loop only reads: no write in the loop
     // can reach it, whatever memory of its type the loop writes.
@@ -198,11 +223,12 @@ class LoopHoister {
 
   void scan(ExprPtr& slot, bool mustExec, bool& seenRisk, bool elementwiseOperand = false) {
     Expr& e = *slot;
-    if (worthHoisting(e) && invariant(e, elementwiseOperand)) {
-      bool risky = mayRaise(e, Ctx.options.boundsCheck) || mayAllocate(e);
+    if (summary(e).worth && invariant(e, elementwiseOperand)) {
+      bool risky = summary(e).raises || summary(e).allocates;
       if (!risky) return hoist(slot, unguarded);
       if (mustExec && !seenRisk && Guard) return hoist(slot, guarded);
     }
+    Ancestors.push_back(&e);
     switch (e.kind) {
       case ExprKind::Logical: {
         auto& l = cast<Logical>(e);
@@ -232,12 +258,15 @@ class LoopHoister {
         forEachChild(e, [&](ExprPtr& c) { scan(c, mustExec, seenRisk, operands); });
       }
     }
+    Ancestors.pop_back();
     // What this node computes itself may raise or write: anything after it
     // in the iteration is no longer evaluated first.
-    if (mayRaise(*slot, Ctx.options.boundsCheck) || hasSideEffects(*slot)) seenRisk = true;
+    if (summary(*slot).raises || summary(*slot).sideEffects) seenRisk = true;
   }
 
   void hoist(ExprPtr& slot, std::vector<StmtPtr>& into) {
+    // The expressions around the slot get a variable in its place.
+    for (const Expr* a : Ancestors) Summaries.erase(a);
     into.push_back(Ctx.spill(F, slot, "inv"));
     ++Ctx.stats["licm: expressions hoisted"];
   }
@@ -246,6 +275,8 @@ class LoopHoister {
   PassContext& Ctx;
   Stmt& Loop;
   LoopFacts Facts;
+  std::unordered_map<const Expr*, Summary> Summaries;
+  std::vector<const Expr*> Ancestors;  // of the node scan() is at
 };
 
 class LICM : public StmtMutator {
