@@ -169,6 +169,12 @@ class Lexer {
       if (!ExpectIndent) return fail(j, "unexpected indent");
       if (alt <= AltIndents.back()) return fail(j, tabError);
       if (Indents.size() >= kMaxIndentLevels) return fail(j, "too many levels of indentation");
+      if (col > kMaxIndentColumn) {
+        fail(j, "a block indented " + llvm::Twine(col) + " columns: pydd kernels allow at most " +
+                    llvm::Twine(kMaxIndentColumn));
+        Error.beyondGrammar = true;
+        return false;
+      }
       Indents.push_back(col);
       AltIndents.push_back(alt);
     } else {

@@ -22,6 +22,11 @@ namespace pydd {
 /// CPython's limits (Parser/tokenizer.h MAXINDENT and MAXLEVEL).
 constexpr unsigned kMaxIndentLevels = 100;
 constexpr unsigned kMaxBracketNesting = 200;
+/// tree-sitter-python's scanner saves each indentation column in one byte
+/// when it serializes its state, so a block indented 256 columns or more is
+/// misparsed once the parser restores that state (reported at 1:1 as
+/// "invalid syntax" before this limit).
+constexpr int kMaxIndentColumn = 255;
 
 /// Python's reserved words (not the soft keywords `match`, `case`, `type`).
 bool isPythonKeyword(llvm::StringRef word);
@@ -34,6 +39,9 @@ struct StatementStart {
 struct LexError {
   SourceLoc loc;
   std::string message;
+  /// The text is beyond what tree-sitter's grammar parses correctly, so
+  /// this is the error to report even when the tree has an earlier one.
+  bool beyondGrammar = false;
 };
 
 /// Lexes `text` (newlines already "\n" only). Appends where each simple or

@@ -1528,7 +1528,8 @@ std::unique_ptr<Module> parseModule(Diagnostics& diag, const std::string& module
     m = Lowerer(diag, text, std::move(sites)).module(root, moduleName);
   } else {
     auto before = [](SourceLoc a, SourceLoc b) { return a.line < b.line || (a.line == b.line && a.col < b.col); };
-    const LexError& first = !lexed && (parsed || !before(treeError.loc, lexError.loc)) ? lexError : treeError;
+    const LexError& first =
+        !lexed && (parsed || lexError.beyondGrammar || !before(treeError.loc, lexError.loc)) ? lexError : treeError;
     diag.error(first.loc, first.message);
   }
   ts_tree_delete(tree);
