@@ -91,17 +91,9 @@ bool assignedBeforeUse(const Block& b, const std::string& name, References& refs
   return false;
 }
 
-}  // namespace
-
-std::map<const Block*, std::vector<std::string>> coldBranchLocals(const Function& f) {
-  // The region each local is referenced in: the outermost rare branch it
-  // is in, or null for the rest of the function; and whether in several.
-  std::map<std::string, const Block*> region;
-  std::set<std::string> shared;
-  auto note = [&](const std::string& name, const Block* in) {
-    auto [it, added] = region.emplace(name, in);
-    if (!added && it->second != in) shared.insert(name);
-  };
+/// Calls note(name, branch) for each reference to a variable in `f`, with
+/// the outermost rare branch it is in (null outside them).
+void forEachReference(const Function& f, const std::function<void(const std::string&, const Block*)>& note) {
   std::function<void(const Expr&, const Block*)> onExpr = [&](const Expr& e, const Block* in) {
     if (auto* v = dyn_cast<VarRef>(&e)) note(v->name, in);
     forEachChild(e, [&](const Expr& c) { onExpr(c, in); });
@@ -119,6 +111,19 @@ std::map<const Block*, std::vector<std::string>> coldBranchLocals(const Function
     }
   };
   onBlock(*f.body, nullptr);
+}
+
+}  // namespace
+
+std::map<const Block*, std::vector<std::string>> coldBranchLocals(const Function& f) {
+  // The region each local is referenced in: the outermost rare branch it
+  // is in, or null for the rest of the function; and whether in several.
+  std::map<std::string, const Block*> region;
+  std::set<std::string> shared;
+  forEachReference(f, [&](const std::string& name, const Block* in) {
+    auto [it, added] = region.emplace(name, in);
+    if (!added && it->second != in) shared.insert(name);
+  });
 
   std::map<const Block*, std::vector<std::string>> out;
   References refs;
@@ -127,6 +132,14 @@ std::map<const Block*, std::vector<std::string>> coldBranchLocals(const Function
     if (it == region.end() || !it->second || shared.count(l.name)) continue;
     if (assignedBeforeUse(*it->second, l.name, refs)) out[it->second].push_back(l.name);
   }
+  return out;
+}
+
+std::map<const Block*, std::set<std::string>> coldBranchReferences(const Function& f) {
+  std::map<const Block*, std::set<std::string>> out;
+  forEachReference(f, [&](const std::string& name, const Block* in) {
+    if (in) out[in].insert(name);
+  });
   return out;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,11 @@ namespace pydd {
 /// into the branch, or out of it, or from one run of it to the next, so a
 /// fresh variable per run means the same.
 std::map<const Block*, std::vector<std::string>> coldBranchLocals(const Function& f);
+
+/// For each outermost rare branch of `f`, every variable the branch refers
+/// to: reads, assigns or loops over. Code generation passes those declared
+/// outside the branch to it when it emits the branch as a function of its
+/// own (see the emitter's outlined cold branches).
+std::map<const Block*, std::set<std::string>> coldBranchReferences(const Function& f);
 
 }  // namespace pydd

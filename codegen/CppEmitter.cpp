@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -88,6 +89,12 @@ class IndexedArrays : public Visitor {
   }
 };
 
+/// A rare branch emitted as a function of its own (see outline()).
+struct OutlinedBranch {
+  std::string declaration;  // without the ';'
+  std::string definition;
+};
+
 class FunctionEmitter {
  public:
   FunctionEmitter(const Module& m, const Function& f, const CppOptions& o) : M(m), F(f), Opts(o) {
@@ -118,6 +125,7 @@ class FunctionEmitter {
     }
     Out += decl + " {\n";
     ColdLocals = coldBranchLocals(F);
+    ColdReferences = coldBranchReferences(F);
     UnitStrideArrays = unitStrideArrays(F);
     for (auto& [branch, names] : ColdLocals) Undeclared.insert(names.begin(), names.end());
     std::vector<std::string> locals;
@@ -130,6 +138,9 @@ class FunctionEmitter {
     Out += "}\n";
     return Out + wrapper;
   }
+
+  /// The rare branches emitted as functions of their own (outline()).
+  const std::vector<OutlinedBranch>& outlined() const { return Outlined; }
 
  private:
   void line(int depth, const std::string& text) {
@@ -486,7 +497,10 @@ class FunctionEmitter {
         auto& i = static_cast<const If&>(s);
         line(depth, "if (" + expr(*i.cond) + ") {");
         block(*i.thenBody, depth + 1);
-        if (i.elseBody && i.rareElse) {
+        if (i.elseBody && i.rareElse && outlinable(*i.elseBody)) {
+          line(depth, "} else {");
+          outline(*i.elseBody, depth + 1);
+        } else if (i.elseBody && i.rareElse) {
           // A cold lambda: g++ optimizes it for size and out of line, which
           // keeps the build quick (no vectorized copies of a general loop).
           line(depth, "} else {");
@@ -711,6 +725,72 @@ class FunctionEmitter {
     line(depth, "}");
   }
 
+  /// Whether the rare branch `b` can be emitted as a function of its own:
+  /// at the top level of the function body's code (not inside a lambda
+  /// or a region whose C++ locals it could refer to), and referring only
+  /// to the function's parameters and locals, which it takes by reference.
+  bool outlinable(const Block& b) {
+    if (RareDepth > 0 || InParallelRegion || InIndependentLoop || !Finish.empty() || SerialFold ||
+        !RangeOverride.first.empty() || !HoistedRows.matrix.empty())
+      return false;
+    auto refs = ColdReferences.find(&b);
+    if (refs == ColdReferences.end()) return false;
+    for (auto& name : refs->second)
+      if (!F.lookup(name)) return false;
+    return true;
+  }
+
+  /// Emits the rare branch `b` as a call of a new function, which
+  /// outlined() returns: what the branch refers to but does not declare
+  /// (the function's variables and the views of its arrays) it takes by
+  /// reference. Code generation can then build it in another translation
+  /// unit than the function, beside it: the general paths of sinkhorn-WMD's
+  /// fused loops were a fifth of its one function's build.
+  void outline(const Block& b, int depth) {
+    auto own = ColdLocals.find(&b);
+    std::set<std::string> declared;
+    if (own != ColdLocals.end()) declared.insert(own->second.begin(), own->second.end());
+    if (!Rebound) Rebound = assignedVars(*F.body);
+    std::set<std::string> params;
+    for (auto& p : F.params) params.insert(p.name);
+    std::vector<std::string> formals, args;
+    for (auto& name : ColdReferences[&b]) {
+      if (declared.count(name)) continue;
+      const Type& t = *F.lookup(name);
+      // An array parameter the function never rebinds is a const&.
+      const bool constant = t.isArray() && params.count(name) && !Rebound->count(name);
+      formals.push_back("[[maybe_unused]] " + std::string(constant ? "const " : "") + cxxType(t) + "& " + var(name));
+      args.push_back(var(name));
+      if (t.isArray() && Views.count(name)) {
+        formals.push_back("[[maybe_unused]] pydd::View<" + cxxScalar(t) + ", " + std::to_string(t.rank()) + ">& " +
+                          Views[name]);
+        args.push_back(Views[name]);
+      }
+    }
+    std::string name = cxxIdentifier(F.name) + "__pydd_cold" + std::to_string(Outlined.size()), list;
+    for (size_t k = 0; k < formals.size(); ++k) list += (k ? ", " : "") + formals[k];
+    std::string call;
+    for (size_t k = 0; k < args.size(); ++k) call += (k ? ", " : "") + args[k];
+    line(depth, name + "(" + call + ");");
+
+    // The body, at the top level of a function of its own.
+    std::string saved = std::exchange(Out, std::string());
+    OutlinedBranch o;
+    o.declaration = "__attribute__((cold, noinline)) void " + name + "(" + list + ")";
+    line(0, o.declaration + " {");
+    if (own != ColdLocals.end()) {
+      declareLocals(own->second, 1);
+      for (auto& n : own->second) Undeclared.erase(n);
+    }
+    ++RareDepth;
+    block(b, 1);
+    --RareDepth;
+    if (own != ColdLocals.end()) Undeclared.insert(own->second.begin(), own->second.end());
+    line(0, "}");
+    o.definition = std::exchange(Out, std::move(saved));
+    Outlined.push_back(std::move(o));
+  }
+
   /// A fused element-wise loop nest (For::independent) split among threads
   /// (pydd::parallel_range) when it has enough elements to gain from them;
   /// the same code runs whole otherwise (an OpenMP region costs microseconds
@@ -726,7 +806,7 @@ class FunctionEmitter {
     // Fusion makes the nest raise nothing (element-wise functors follow
     // NumPy: no ZeroDivisionError); only checked indices could.
     if (!Opts.parallelFused || !f.isRange || !step || step->value != 1 || InParallelRegion || !Finish.empty() ||
-        Opts.boundsCheck)
+        Opts.boundsCheck || RareDepth > 0)
       return false;
     // Nests of two or more loops only: the nest is called out of line (see
     // below), which costs a 1-D loop over a few elements (bigclam's rows)
@@ -840,7 +920,7 @@ class FunctionEmitter {
   /// `acc = combine(acc, x)`, x not reading acc.
   bool foldLoop(const For& f, int depth) {
     if (f.foldsInto.empty() || &f == SerialFold || !Opts.parallelFused || InParallelRegion || !Finish.empty() ||
-        Opts.boundsCheck)
+        Opts.boundsCheck || RareDepth > 0)
       return false;
     const Type* accType = F.lookup(f.foldsInto);
     if (!accType || !accType->isInteger()) return false;
@@ -1276,6 +1356,9 @@ class FunctionEmitter {
   std::map<std::string, std::string> ArrayOfView;  // the other way
   std::unordered_map<const Expr*, bool> SideEffects;  // see sideEffects()
   std::map<const Block*, std::vector<std::string>> ColdLocals;  // declared in their cold lambda (coldBranchLocals)
+  std::map<const Block*, std::set<std::string>> ColdReferences;  // what each refers to (coldBranchReferences)
+  std::vector<OutlinedBranch> Outlined;                           // see outline()
+  std::optional<std::set<std::string>> Rebound;                   // assignedVars(F.body), once needed
   std::set<std::string> Undeclared;  // those of the cold lambdas not being emitted
   std::set<std::string> UnitStride;  // views read with .unit() in this loop copy
   std::set<std::string> UnitStrideArrays;  // arrays always contiguous along their last axis (unitStrideArrays)
@@ -1371,8 +1454,21 @@ std::set<const Function*> callees(const Module& m, const Function& f) {
 }  // namespace
 
 std::vector<std::string> emitKernelCppParts(const Module& m, const CppOptions& options, unsigned parts) {
-  std::vector<std::string> bodies;
-  for (auto& f : m.functions) bodies.push_back(FunctionEmitter(m, *f, options).emit());
+  // The units of text to spread: each function's definition, then the
+  // rare branches emitted as functions of their own, which can go to any
+  // part (they only run when a function calls them, rarely).
+  std::vector<std::string> bodies, outlinedBodies, outlinedDeclarations;
+  for (auto& f : m.functions) {
+    FunctionEmitter e(m, *f, options);
+    bodies.push_back(e.emit());
+    for (auto& o : e.outlined()) {
+      outlinedDeclarations.push_back(o.declaration);
+      outlinedBodies.push_back(o.definition);
+    }
+  }
+  const size_t n = m.functions.size();
+  bodies.insert(bodies.end(), outlinedBodies.begin(), outlinedBodies.end());
+  const size_t units = bodies.size();
   // The C++ text of a function is the measure of its build time (about
   // 25 us a character at -O3). A part costs a fixed ~0.1 s (the
   // precompiled header, the runtime's inline code it instantiates), so
@@ -1380,12 +1476,11 @@ std::vector<std::string> emitKernelCppParts(const Module& m, const CppOptions& o
   constexpr size_t kMinPart = 12000, kSmallCallee = 4000;
   size_t total = 0;
   for (auto& b : bodies) total += b.size();
-  const size_t n = m.functions.size();
-  parts = static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>({parts, n, total / kMinPart})));
+  parts = static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>({parts, units, total / kMinPart})));
   // Which function's part each one joins: a short callee (bigCLAM's
   // sigm()) joins its largest caller's, where g++ can inline it.
-  std::vector<size_t> home(n);
-  for (size_t i = 0; i < n; ++i) home[i] = i;
+  std::vector<size_t> home(units);
+  for (size_t i = 0; i < units; ++i) home[i] = i;
   for (size_t i = 0; i < n; ++i)
     for (auto* g : callees(m, *m.functions[i]))
       for (size_t j = 0; j < n; ++j)
@@ -1393,17 +1488,17 @@ std::vector<std::string> emitKernelCppParts(const Module& m, const CppOptions& o
             (home[j] == j || bodies[home[j]].size() < bodies[i].size()))
           home[j] = i;
   auto root = [&](size_t i) {
-    for (size_t hops = 0; home[i] != i && hops < n; ++hops) i = home[i];
+    for (size_t hops = 0; home[i] != i && hops < units; ++hops) i = home[i];
     return i;
   };
-  std::vector<size_t> weight(n, 0);
-  for (size_t i = 0; i < n; ++i) weight[root(i)] += bodies[i].size();
+  std::vector<size_t> weight(units, 0);
+  for (size_t i = 0; i < units; ++i) weight[root(i)] += bodies[i].size();
   // Largest first, each into the lightest part.
   std::vector<size_t> order;
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < units; ++i)
     if (weight[i]) order.push_back(i);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
-  std::vector<size_t> load(parts, 0), partOf(n, 0);
+  std::vector<size_t> load(parts, 0), partOf(units, 0);
   for (size_t u : order) {
     size_t p = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
     partOf[u] = p;
@@ -1414,8 +1509,9 @@ std::vector<std::string> emitKernelCppParts(const Module& m, const CppOptions& o
   prelude += "#include \"pydd/runtime.h\"\n\n#include <cstdint>\n#include <limits>\n#include <tuple>\n\n";
   prelude += "namespace " + cxxIdentifier(m.name) + " {\n\n";
   for (auto& f : m.functions) prelude += cxxDeclaration(m, *f, true) + ";\n";
+  for (auto& d : outlinedDeclarations) prelude += d + ";\n";
   std::vector<std::string> out(parts, prelude);
-  for (size_t i = 0; i < n; ++i) out[partOf[root(i)]] += "\n" + bodies[i];
+  for (size_t i = 0; i < units; ++i) out[partOf[root(i)]] += "\n" + bodies[i];
   for (auto& part : out) part += "\n}  // namespace " + cxxIdentifier(m.name) + "\n";
   // The lightest first: the host's glue is appended to it.
   std::vector<size_t> byLoad(parts);

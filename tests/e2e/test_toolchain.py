@@ -146,6 +146,34 @@ def test_module_compiled_in_parts(tmp_path, pyddc, jobs):
         np.testing.assert_allclose(getattr(mod, f"k{i}")(a, b), _slow_reference(i, a, b), rtol=1e-15)
 
 
+# One function whose fused loops' general (broadcasting) paths are
+# functions of their own: -j2 builds them beside it, in a second unit.
+ONE_FUNCTION = ("from pydd import *\n\n\ndef f(a: Array(float64, 1), b: Array(float64, 1)) -> float64:\n    s = 0.0\n" +
+                "".join(f"    s += ((a * {i}.0 + b) / (a - b * {i}.5) + sqrt(a * a + {i}.0)).sum()\n" for i in range(30)) +
+                "    return s\n")
+
+
+def test_general_paths_compiled_beside_their_function(tmp_path, pyddc):
+    src = tmp_path / "one.pydd"
+    src.write_text(ONE_FUNCTION)
+    cpp = run_pyddc(src, "--emit=cpp")
+    assert cpp.returncode == 0, cpp.stderr
+    assert cpp.stdout.count("void f__pydd_cold") == 2 * 30  # declared, then defined
+    proc = run_pyddc(src, "-v", "--no-cache", "-j2", "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert len([line for line in proc.stderr.splitlines() if " -c " in line]) == 2, proc.stderr
+    (so,) = (tmp_path / "out").glob("one.*.so")
+    spec = importlib.util.spec_from_file_location("one", so)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    a = np.array([1.0, 2.0, 3.0])
+    for b in (np.array([0.5, 0.25, 4.0]), np.array([0.5])):  # the fused loops, then their general paths
+        expected = sum(_slow_reference(i, a, b).sum() for i in range(30))
+        assert mod.f(a, b) == pytest.approx(expected, rel=1e-13)
+    with pytest.raises(ValueError, match="broadcast"):
+        mod.f(a, np.array([1.0, 2.0]))
+
+
 def test_cpp_library_compiled_in_parts(tmp_path, pyddc):
     src = tmp_path / "slow.pydd"
     src.write_text("from pydd import *\n" + SLOW_KERNEL.replace("Array(float64)", "Array(float64, 1)"))
