@@ -275,6 +275,48 @@ def test_library_reductions_on_threads(build, opt):
                     np.testing.assert_array_equal(g, w, err_msg=f"n={n}, part {i}, {t} threads")
 
 
+def test_column_reductions_on_threads(build, opt):
+    """Reductions along axis 0 of rows 400 elements and longer fold eight
+    input rows at a time into the output row, on all threads when large:
+    still NumPy's result bit for bit (each element's inputs added in
+    order), NaN included, for row counts around the block of eight and row
+    lengths around the 400 threshold."""
+    comp, _ = build("parallel_plan", opt)
+    rng = np.random.default_rng(84)
+    for rows in (1, 7, 8, 9, 1003):
+        for cols in (399, 400, 401, 4099):
+            X = rng.normal(size=(rows, cols)) * 1e3
+            X[rows // 2, cols // 3] = np.nan
+            X[-1, cols - 1] = -np.inf
+            k = rng.integers(-2**62, 2**62, size=(rows, cols))  # the sums wrap
+            f = rng.normal(size=(rows, cols)).astype(np.float32)
+            T = rng.normal(size=(rows, 2, cols // 2))
+            P = 1.0 + X / 1e5  # products that stay finite
+            want = (X.sum(0), P.prod(0), X.max(0), X.min(0), X.mean(0), k.sum(0), f.sum(0), T.sum(0))
+            for t in each_thread_count():
+                got = comp.column_reductions(X, k, f, T)
+                got = (got[0], comp.column_reductions(P, k, f, T)[1]) + got[2:]
+                for i, (g, w) in enumerate(zip(got, want)):
+                    np.testing.assert_array_equal(g, w, err_msg=f"{rows}x{cols}, part {i}, {t} threads")
+
+
+def test_row_reductions_on_threads(build, opt):
+    """Reductions along the last axis of eight rows and more, large enough
+    for threads, reduce whole rows on each thread: NumPy's result bit for
+    bit (each row's pairwise sum), NaN included."""
+    comp, _ = build("parallel_plan", opt)
+    rng = np.random.default_rng(86)
+    for rows, cols in ((7, 20000), (8, 20000), (1003, 100), (130, 8192 + 3), (70000, 3)):
+        X = rng.normal(size=(rows, cols)) * 1e3
+        X[rows // 2, cols // 3] = np.nan
+        k = rng.integers(-2**62, 2**62, size=(rows, cols))  # the sums wrap
+        f = rng.normal(size=(rows, cols)).astype(np.float32)
+        want = (X.sum(1), X.max(1), X.mean(1), k.sum(1), f.sum(1))
+        for t in each_thread_count():
+            for i, (g, w) in enumerate(zip(comp.row_reductions(X, k, f), want)):
+                np.testing.assert_array_equal(g, w, err_msg=f"{rows}x{cols}, part {i}, {t} threads")
+
+
 def test_arg_extremes_on_threads(build, opt):
     """argmax and argmin of 2^16 elements and more scan parts on all threads:
     still NumPy's first position of the extreme, or of the first NaN, with

@@ -281,6 +281,13 @@ struct ExtremeAcc {
   void step(T& o, T x) const { o = F{}(o, x); }
 };
 
+/// The shortest contiguous output row that reduce_into folds input rows
+/// into eight at a time, or splits among threads: threads that each own a
+/// part of shorter rows (a few hundred bytes of every input row) ran
+/// 1.25-1.95x slower than one thread (X.sum(0) of 100000 x 100 to 20000 x
+/// 500 float64 on two cores).
+inline constexpr int64_t kBlockedColumns = 400;
+
 /// Folds `in` into `out` with acc. out's layout has in's rank with length 1
 /// on the reduced axes; out must already hold the starting values.
 template <class Acc, class R, class T, int N>
@@ -291,8 +298,50 @@ void reduce_into(const Acc& acc, R* out, const int64_t* out_shape, const int64_t
   const Layout layouts[2] = {{N, sh, st}, {N, osh, ost}};
   const Nest<2> nest(layouts);
   const int last = nest.rank - 1;
+  if (nest.rank == 2 && nest.strides[1][0] == 0 && nest.strides[0][1] == 1 && nest.strides[1][1] == 1 &&
+      nest.shape[1] >= kBlockedColumns) {
+    // Every input row folded into one contiguous output row (X.sum(0)).
+    // Eight input rows per pass over the output row: each element still
+    // sees its inputs in order, o = (((o + x0) + x1) + ...), as NumPy
+    // adds them, but the output row is loaded and stored once per eight
+    // rows instead of once per row: X.sum(0) of 10000 x 1000 float64 in
+    // 0.58 of NumPy's time instead of 1.03 (two threads). Narrower rows
+    // take the row-at-a-time loop below: blocked, 250 columns ran up to
+    // twice as slow.
+    constexpr int kRows = 8;
+    const int64_t rows = nest.shape[0], cols = nest.shape[1], rs = nest.strides[0][0];
+    auto part = [&](int64_t lo, int64_t hi) {
+      int64_t r = 0;
+      for (; r + kRows <= rows; r += kRows) {
+        const T* p = in + r * rs;
+        for (int64_t i = lo; i < hi; ++i) {
+          R o = out[i];
+          for (int b = 0; b < kRows; ++b) acc.step(o, p[b * rs + i]);
+          out[i] = o;
+        }
+      }
+      for (; r < rows; ++r)
+        for (int64_t i = lo; i < hi; ++i) acc.step(out[i], in[r * rs + i]);
+    };
+    // Each thread owns a part of the output row (the order per element
+    // stays sequential).
+    if (parallel_reduction(nest.size)) parallel_range(0, cols, part);
+    else part(0, cols);
+    return;
+  }
+  if (nest.rank == 2 && nest.strides[0][1] == 1 && nest.strides[1][1] == 0 && nest.shape[0] >= 8 &&
+      parallel_reduction(nest.size)) {
+    // One output element per contiguous input row (X.sum(1)): the rows on
+    // all threads, each reduced as alone (NumPy's pairwise sum per row).
+    // Fewer, longer rows take the path below, which splits each row.
+    const int64_t n = nest.shape[1], rs = nest.strides[0][0], os = nest.strides[1][0];
+    parallel_range(0, nest.shape[0], [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r) acc.template row<1>(out[r * os], in + r * rs, n, 1);
+    });
+    return;
+  }
   if (nest.rank >= 2 && nest.strides[0][last] == 1 && nest.strides[1][last] == 1 &&
-      nest.shape[last] >= 64 && parallel_reduction(nest.size)) {
+      nest.shape[last] >= kBlockedColumns && parallel_reduction(nest.size)) {
     // Rows accumulated into contiguous output rows (X.sum(0)): each thread
     // owns a part of every output row and folds every input row into it, so
     // each output element sees its inputs in the sequential order.
