@@ -172,6 +172,21 @@ TEST(SparseMat, FromCsrValidates) {
                      "Last value of index pointer should be less than the size of index and data arrays"));
   EXPECT_TRUE(Raises([&] { SparseMat<double>::from_csr(2, 2, vec<int64_t>({0, 2, 1}), c, d); },
                      ErrorKind::ValueError, "index pointer values must form a non-decreasing sequence"));
+  // The same check, vectorized over many rows: one decrease anywhere (in a
+  // vector body or the tail), at either index width, is found.
+  auto decreasing_at = [](auto width, int64_t rows, int64_t at) {
+    using I = decltype(width);
+    std::vector<I> p(rows + 1);
+    for (int64_t r = 0; r <= rows; ++r) p[r] = static_cast<I>(r);
+    p[at] = static_cast<I>(at - 2);  // p[at] < p[at - 1] (and p[0] stays 0)
+    return Raises([&] { SparseMat<double>::from_csr(rows, rows, vec<I>(p), vec<I>(std::vector<I>(rows, 0)),
+                                                    vec<double>(std::vector<double>(rows, 1.0))); },
+                  ErrorKind::ValueError, "index pointer values must form a non-decreasing sequence");
+  };
+  for (int64_t at : {2, 517, 998, 999}) {
+    EXPECT_TRUE(decreasing_at(int32_t{}, 1000, at)) << at;
+    EXPECT_TRUE(decreasing_at(int64_t{}, 1000, at)) << at;
+  }
   // Column indices are checked when first read (here: transpose), not by
   // from_csr: S.sum(1) or nnz(S) of a caller's matrix never scan them.
   auto bad_high = SparseMat<double>::from_csr(2, 1, ip, c, d);
