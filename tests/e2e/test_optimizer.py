@@ -252,6 +252,24 @@ def test_short_dot_products(build, opt):
     same(comp.vector_dot, ref.vector_dot, normal(4), normal(5))  # ValueError
 
 
+def test_gram_matrix(build, opt):
+    """X @ X.T: the triangle syrk computes, mirrored tile by tile onto the
+    other one (sizes around and across the library's 32-row tiles), is
+    symmetric and NumPy's bit for bit where NumPy's OpenBLAS runs the syrk
+    on one thread. pydd always does below 2^23 multiply-adds; a threaded
+    syrk rounds some elements differently (as NumPy's own result differs
+    between 1 and 2 threads), so (500, 4) agrees within rounding."""
+    comp, _ = build("optimizer", opt)
+    for shape in ((1, 4), (2, 1), (31, 3), (32, 4), (33, 5), (70, 2), (256, 4), (500, 4)):
+        X = normal(*shape)
+        got = comp.gram(X)
+        assert np.array_equal(got, got.T), shape
+        if shape[0] <= 256:
+            assert np.array_equal(got, X @ X.T), shape
+        else:
+            np.testing.assert_allclose(got, X @ X.T, rtol=1e-14, atol=1e-14)
+
+
 def test_merged_loops(build, opt):
     """Runs of fused loops merged into one, with arrays made scalars: the
     Python run's results, for empty, strided and (2-D, threaded) large
