@@ -12,7 +12,8 @@ The step size is the original's 0.005 at its 40 nodes, scaled as 0.2 / N: the
 non-neighbour term of the gradient grows with N, and with 0.005 at N = 400 the
 ascent diverges (F entries ~1e2, log-likelihood ~-1e7, results that differ by
 1e-4 relative after a 1e-13 change of F0); with 0.2 / N it converges.
-pydd has no int8, so its A is int32; every other version gets the int8 matrix.
+pydd's A is int32 (its kernel declared int8 ran no faster); every other version
+gets the int8 matrix.
 """
 
 import numpy as np
