@@ -161,6 +161,8 @@ StmtPtr cloneStmt(const Stmt& s) {
       n->elementsPerIteration = f.elementsPerIteration;
       n->foldsInto = f.foldsInto;
       n->foldIdentity = f.foldIdentity;
+      n->testsFirst = f.testsFirst;
+      n->storesFresh = f.storesFresh;
       n->body = blockOrNull(f.body);
       return n;
     }

@@ -281,6 +281,21 @@ struct For : Stmt {
   /// threads and combine the parts. A hint, like `independent`.
   std::string foldsInto;
   int64_t foldIdentity = 0;
+  /// Set by filterWhereLoops on `for j in range(0, n): if test(j): ...`:
+  /// the test has no effects, cannot raise, and reads nothing the loop
+  /// writes, so its value for every j is known before any iteration runs.
+  /// Code generation may then test a chunk of j first, storing the taken
+  /// ones without a branch, and run the body for those: a branch that goes
+  /// either way at random (a neighbour list's 0/1 row) mispredicts in
+  /// neither loop. A hint, like `independent`.
+  bool testsFirst = false;
+  /// Set by fusion on a loop whose body is one store into a buffer the
+  /// fusion allocated and no expression of the loop reads: an element may
+  /// be stored twice, the first value overwritten. Code generation may then
+  /// store the cheap side of a select whose other side is costly for every
+  /// element first, and the costly one only where it is needed (a chunk's
+  /// indices kept without a branch, as with testsFirst). A hint.
+  bool storesFresh = false;
   BlockPtr body;
 };
 struct Return : Stmt {

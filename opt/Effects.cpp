@@ -31,8 +31,8 @@ bool anyExprIn(const Stmt& s, Pred&& pred) {
   return found;
 }
 
+}  // namespace
 
-/// Whether `b` contains a break of its enclosing loop.
 bool containsBreak(const Block& b) {
   for (auto& s : b.stmts) {
     if (s->kind == StmtKind::Break) return true;
@@ -43,8 +43,6 @@ bool containsBreak(const Block& b) {
   }
   return false;
 }
-
-}  // namespace
 
 bool nodeHasSideEffects(const Expr& n) {
   auto* c = dyn_cast<Call>(&n);

@@ -70,5 +70,8 @@ bool alwaysReturns(const Block& b);
 /// iteration of `b`'s enclosing loop early (nested loops' own break and
 /// continue do not).
 bool exitsEarly(const Block& b);
+/// Whether `b` contains a break of its enclosing loop (nested loops' own
+/// breaks do not count).
+bool containsBreak(const Block& b);
 
 }  // namespace pydd

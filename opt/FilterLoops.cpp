@@ -146,6 +146,7 @@ class Filter {
     loop.stop = shapeQuery(loc, build::var(loc, array, arrayType), 0);
     loop.step = build::intLit(loc, 1);
     loop.iterable.reset();
+    loop.testsFirst = true;  // the test reads only the operand, which the loop does not write
     ++Ctx.stats["filter: loops filtered"];
     return true;
   }

@@ -28,6 +28,10 @@
 // type (an alias or view of it could change what the test reads). The loop
 // variable is assigned only for the indices `where` gives, so after the loop
 // it holds what it held before.
+//
+// The loop it makes is marked For::testsFirst: the test reads only the
+// operand, which nothing in the loop writes, so code generation may test a
+// chunk of indices before running the bodies of the taken ones.
 #pragma once
 
 #include "ir/IR.h"

@@ -190,7 +190,9 @@ class Fuser {
     ExprPtr slot = build::index(Loc, var(buf, bufType), std::move(at), elem);
     cast<Index>(*slot).inRange = true;  // off + jj = k + (jj - j) < W
     fill.push_back(build::assign(Loc, std::move(slot), perElement(*tree, loopVars, true)));
-    segment.push_back(build::rangeLoop(Loc, jj, iv(j), arith(BinaryOp::Add, iv(j), iv(take)), std::move(fill)));
+    auto fillLoop = build::rangeLoop(Loc, jj, iv(j), arith(BinaryOp::Add, iv(j), iv(take)), std::move(fill));
+    fillLoop->storesFresh = true;  // buf is this window's own, and E does not read it
+    segment.push_back(std::move(fillLoop));
     segment.push_back(build::assign(Loc, iv(k), arith(BinaryOp::Add, iv(k), iv(take))));
     segment.push_back(build::assign(Loc, iv(f), arith(BinaryOp::Add, iv(f), iv(take))));
     // nextRow: a segment that did not end the window ended its row, so the

@@ -213,6 +213,25 @@ def test_filtered_where_loops(build, opt):
         same(comp.filter_band, ref.filter_band, X, r, -0.5, 0.5)
     same(comp.filter_band, ref.filter_band, X[:, ::3], 2, -1.0, 0.2)  # a strided row
     same(comp.filter_int_power, ref.filter_int_power, np.array([0, 1, 2]), np.zeros(3))
+
+
+def test_filtered_loops_across_chunks(build, opt):
+    """Filtered loops test a chunk of 1024 indices before running the bodies
+    of the taken ones (For::testsFirst): lengths around the chunk size, masks
+    from empty to full, taken indices at the chunks' edges."""
+    comp, ref = build("optimizer", opt)
+    for n in (1023, 1024, 1025, 2048, 3001):
+        for density in (0.0, 0.09, 0.5, 0.91, 1.0):
+            x = np.where(RNG.random(n) < density, RNG.random(n) + 1.0, 0.0)
+            x[[k for k in (1023, 1024, 2047) if k < n]] = 3.0
+            same(comp.filter_float, ref.filter_float, x)
+            same(comp.filter_band, ref.filter_band, x[None, :], 0, 0.5, 2.5)
+            for last in (-1, 1024, n - 1):
+                same(comp.filter_skip, ref.filter_skip, x, 0.5, last)
+    A = (RNG.random((1500, 1500)) < 0.09).astype(np.int32)
+    F = RNG.random((1500, 4))
+    for i in (0, 1024, 1499):
+        same(comp.filter_neighbours, ref.filter_neighbours, A, F, i)
     # 2 ** -2 raises ValueError before the loop writes anything (same does
     # not compare arguments after an exception).
     _, args = same(comp.filter_int_power, ref.filter_int_power, np.array([0, 1, -2]), np.zeros(3))
@@ -323,6 +342,11 @@ def test_zero_products(build, opt, _builds):
                 (T, total), (T_ref, total_ref) = comp.zero_products(*args), expect.zero_products(*args)
                 same_bits(T, T_ref, tol(expect))
                 same_bits(total, total_ref, tol(expect))
+        for shape in ((4, 3000), (2, 1024), (3, 1025), (1, 2049)):  # chunks of 1024, windows of 8192
+            for S, expect in ((RNG.exponential(2.0, size=shape), ref), (np.resize(edges, shape), plain)):
+                for mask in ((0, 0, 0, 0, 0, 0, 0, 0, 0, 1), (0, 1), (1, 2, -1), (0,)):
+                    A = RNG.choice(np.array(mask, dtype=np.int32), size=shape)
+                    same_bits(comp.zero_products_sum(A, S), expect.zero_products_sum(A, S), tol(expect))
         for x, expect in ((RNG.normal(0, 200, size=300), ref), (x_edges, plain)):
             m = RNG.choice(np.array([0.0, -0.0, 1.0, np.nan, np.inf]), size=x.size)
             same_bits(comp.zero_products_float(m, x), expect.zero_products_float(m, x), tol(expect))
