@@ -11,7 +11,8 @@ best-of-N with time.perf_counter after a warm-up, NumPy and pydd samples
 interleaved, each sample long enough (several calls if need be) to read
 reliably. The ratio is pydd / NumPy: below 1 means pydd is faster.
 
-Groups: element-wise expressions, reductions, `@` (OpenBLAS: the compiled
+Groups: element-wise expressions, reductions, branches (loops whose test
+goes either way, at several shares of taken tests), `@` (OpenBLAS: the compiled
 module and NumPy call the same libopenblas in this process, hence the same
 thread count, reported in the header), and slices (views in loops). For the
 loop cases NumPy runs the same loop in Python; a second row compares with
@@ -150,6 +151,27 @@ def vector_cases(k, n):
     ]
 
 
+def branch_cases(k, n):
+    """Loops whose test goes either way, at several shares of taken tests:
+    a loop over `where(x > t)` and a sum whose log term only the ones of a
+    0/1 mask need (the emitter runs both in chunks, keeping the indices a
+    chunk takes without a branch when the branch would mispredict)."""
+    rng = np.random.default_rng(n + 3)
+    x = rng.random(n)
+    a = rng.exponential(2.0, n) + 1e-3
+    size = f"1e{round(math.log10(n))}"
+    cases = []
+    for share in (0.0, 0.01, 0.09, 0.5, 1.0):
+        t = 1.0 - share if 0.0 < share < 1.0 else (-1.0 if share else 2.0)
+        cases.append(("branches", f"for k in where(x > t): s += x[k] ({share:.0%} taken)", size,
+                      lambda t=t: x[x > t].sum(), lambda t=t: k.masked_sum(x, t)))
+    for share in (0.0, 0.09, 0.5, 1.0):
+        m = (rng.random(n) < share).astype(np.int32)
+        cases.append(("branches", f"sum(m * log(1.0 - exp(-a))) (m: {share:.0%} ones)", size,
+                      lambda m=m: np.sum(m * np.log(1.0 - np.exp(-a))), lambda m=m: k.guarded_sum(m, a)))
+    return cases
+
+
 def slice_cases(k, rows, cols):
     rng = np.random.default_rng(rows * cols + 1)
     X = rng.random((rows, cols))
@@ -240,6 +262,7 @@ def main():
     def groups():
         for n in sizes:
             yield lambda n=n: vector_cases(k, n)
+        yield lambda: branch_cases(k, sizes[0])
         yield lambda: matmul_cases(k, mm_n, mv_sizes)
         for rows, cols in slice_shapes:
             yield lambda rows=rows, cols=cols: slice_cases(k, rows, cols)

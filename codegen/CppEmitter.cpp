@@ -1080,7 +1080,7 @@ class FunctionEmitter {
         return;
       }
       if (const If* test = testedFirst(f); test && lit && lit->value == 1) {
-        testsFirstLoop(*test, start, stop, i, header.back(), check.line, depth + 1);
+        testsFirstLoop(*test, f.var, start, stop, i, header.back(), check.line, depth + 1);
         line(depth, "}");
         return;
       }
@@ -1120,10 +1120,6 @@ class FunctionEmitter {
     line(depth, "}");
   }
 
-  /// The indices a chunked loop (testsFirstLoop, selectsFirstLoop) tests
-  /// before it runs the kept ones: 8 KB of stack for their array.
-  static constexpr int kIndexChunk = 1024;
-
   /// The `if` that is the whole body of a loop marked For::testsFirst, when
   /// the body still has that form and no break ends the loop from it.
   static const If* testedFirst(const For& f) {
@@ -1132,13 +1128,23 @@ class FunctionEmitter {
     return test && !test->elseBody && !containsBreak(*test->thenBody) ? test : nullptr;
   }
 
-  /// The outermost select in `e` whose false side calls a function and
-  /// whose test calls none (a guard of `zeromul`), or null.
-  static Select* costlySelect(Expr& e) {
-    if (auto* s = dyn_cast<Select>(&e); s && callsFunction(*s->falseValue) && !callsFunction(*s->cond)) return s;
-    Select* found = nullptr;
-    forEachChild(e, [&](ExprPtr& c) {
-      if (!found) found = costlySelect(*c);
+  /// A select whose false side calls a function and whose test calls none
+  /// (a guard of `zeromul`).
+  static bool isCostlySelect(const Expr& e) {
+    auto* s = dyn_cast<Select>(&e);
+    return s && callsFunction(*s->falseValue) && !callsFunction(*s->cond);
+  }
+  static bool hasCostlySelect(const Expr& e) {
+    bool found = isCostlySelect(e);
+    forEachChild(e, [&](const Expr& c) { found = found || hasCostlySelect(c); });
+    return found;
+  }
+  /// The slot of the outermost costly select in the tree `e` holds, or null.
+  static ExprPtr* costlySelectSlot(ExprPtr& e) {
+    if (isCostlySelect(*e)) return &e;
+    ExprPtr* found = nullptr;
+    forEachChild(*e, [&](ExprPtr& c) {
+      if (!found) found = costlySelectSlot(c);
     });
     return found;
   }
@@ -1154,7 +1160,7 @@ class FunctionEmitter {
     if (!f.storesFresh || f.body->stmts.size() != 1) return nullptr;
     auto* a = dyn_cast<Assign>(f.body->stmts[0].get());
     if (!a || a->targets.size() != 1 || a->targets[0]->kind != ExprKind::Index) return nullptr;
-    return costlySelect(const_cast<Expr&>(*a->value)) ? a : nullptr;
+    return hasCostlySelect(*a->value) ? a : nullptr;
   }
 
   /// Makes the `and`s of a test that cannot raise and has no effects bitwise
@@ -1172,7 +1178,8 @@ class FunctionEmitter {
   /// A loop `for i in [start, stop): buf[..] = E` whose E holds a select
   /// `s = c if test else y` with a costly y (For::storesFresh), in chunks
   /// (see chunkStart). A chunk taken as mixed stores every element with c
-  /// in place of s, keeping the indices whose test fails without a branch,
+  /// in place of s and records whether its test failed, in a loop with no
+  /// branch (vectorized), keeps the failed indices (pydd::keep_indices),
   /// then stores the kept ones again with y; any other chunk stores c or y
   /// as the test goes, and counts the failed tests. The test goes either way at
   /// random in bigCLAM's log-likelihood (its 0/1 matrix's edges), where a
@@ -1181,17 +1188,7 @@ class FunctionEmitter {
                         const std::string& setVar, int depth) {
     auto side = [&](bool costly) {
       ExprPtr value = cloneExpr(*fill.value);
-      ExprPtr* at = &value;
-      std::function<bool(ExprPtr&)> find = [&](ExprPtr& e) {
-        if (costlySelect(*e) == e.get()) {
-          at = &e;
-          return true;
-        }
-        bool found = false;
-        forEachChild(*e, [&](ExprPtr& c) { found = found || find(c); });
-        return found;
-      };
-      find(value);
+      ExprPtr* at = costlySelectSlot(value);
       auto& s = static_cast<Select&>(**at);
       ExprPtr test = std::move(s.cond);
       *at = std::move(costly ? s.falseValue : s.trueValue);
@@ -1201,17 +1198,15 @@ class FunctionEmitter {
     ExprPtr cheap = std::move(cheapSide.first), test = std::move(cheapSide.second);
     ExprPtr costly = side(true).first;
     evaluateBothSides(test);
-    const std::string fails = "(" + expr(*test) + ") ? 0 : 1";
     ChunkedLoop chunk = chunkStart(start, stop, "", depth);
-    std::string kept = temp("kept"), k = temp("k");
-    line(depth + 2, "int64_t " + kept + "[" + std::to_string(kIndexChunk) + "];");
     chunkLoop(chunk, i, setVar, depth + 2);
     store(*fill.targets[0], expr(*cheap), depth + 3);
-    line(depth + 3, kept + "[" + chunk.count + "] = " + i + ";");
-    line(depth + 3, chunk.count + " += " + fails + ";");
+    line(depth + 3, chunk.tests + "[" + i + " - " + chunk.at + "] = !(" + expr(*test) + ");");
     line(depth + 2, "}");
+    keepIndices(chunk, depth + 2);
+    std::string k = temp("k");
     line(depth + 2, "for (int64_t " + k + " = 0; " + k + " < " + chunk.count + "; " + k + "++) {");
-    line(depth + 3, "const int64_t " + i + " = " + kept + "[" + k + "];");
+    line(depth + 3, "const int64_t " + i + " = " + chunk.kept + "[" + k + "];");
     line(depth + 3, setVar.substr(2));
     store(*fill.targets[0], expr(*costly), depth + 3);
     line(depth + 2, "}");
@@ -1228,27 +1223,45 @@ class FunctionEmitter {
   }
 
   /// A loop `for i in [start, stop): if test: body` whose test may run
-  /// first (For::testsFirst), in chunks (see chunkStart). In a chunk taken
-  /// as mixed the taken i are kept without a branch (kept[n] = i; n +=
-  /// test), then the body runs for them, in order; any other chunk tests
+  /// first (For::testsFirst), in chunks (see chunkStart). A chunk taken as
+  /// mixed records every i's test in a loop with no branch (vectorized),
+  /// keeps the taken i (pydd::keep_indices), then runs the body for them,
+  /// in order; any other chunk tests
   /// each i as it goes and counts the taken ones. bigCLAM's gradient loops
   /// over a 0/1 row with 9% ones ran in 0.85 of the time (its branch
   /// mispredicted at every change of value). `setVar` assigns the loop
   /// variable from i; `check` is the per-iteration Ctrl-C check, also made
   /// once per chunk.
-  void testsFirstLoop(const If& test, const std::string& start, const std::string& stop, const std::string& i,
-                      const std::string& setVar, const std::string& check, int depth) {
+  void testsFirstLoop(const If& test, const std::string& loopVar, const std::string& start, const std::string& stop,
+                      const std::string& i, const std::string& setVar, const std::string& check, int depth) {
     ExprPtr tested = cloneExpr(*test.cond);
     evaluateBothSides(tested);
     ChunkedLoop chunk = chunkStart(start, stop, check, depth);
-    std::string kept = temp("kept"), k = temp("k");
-    line(depth + 2, "int64_t " + kept + "[" + std::to_string(kIndexChunk) + "];");
-    chunkLoop(chunk, i, setVar, depth + 2);
-    line(depth + 3, kept + "[" + chunk.count + "] = " + i + ";");
-    line(depth + 3, chunk.count + " += (" + expr(*tested) + ") ? 1 : 0;");
-    line(depth + 2, "}");
+    // The tests' loop, with a copy for operands whose last axis is
+    // contiguous (then it vectorizes) when that is not known.
+    std::set<std::string> contiguous, known, unknown;
+    if (!Opts.boundsCheck && RareDepth == 0) addSteppedViews(*tested, loopVar, contiguous);
+    for (auto& view : contiguous) (UnitStrideArrays.count(ArrayOfView.at(view)) ? known : unknown).insert(view);
+    auto testsLoop = [&](const std::set<std::string>& unit, int d) {
+      UnitStride = unit;
+      chunkLoop(chunk, i, setVar, d);
+      line(d + 1, chunk.tests + "[" + i + " - " + chunk.at + "] = " + expr(*tested) + ";");
+      line(d, "}");
+      UnitStride.clear();
+    };
+    if (unknown.empty()) {
+      testsLoop(contiguous, depth + 2);
+    } else {
+      line(depth + 2, "if (" + unitStrideTest(unknown) + ") {");
+      testsLoop(contiguous, depth + 3);
+      line(depth + 2, "} else {");
+      testsLoop(known, depth + 3);
+      line(depth + 2, "}");
+    }
+    keepIndices(chunk, depth + 2);
+    std::string k = temp("k");
     line(depth + 2, "for (int64_t " + k + " = 0; " + k + " < " + chunk.count + "; " + k + "++) {");
-    line(depth + 3, "const int64_t " + i + " = " + kept + "[" + k + "];");
+    line(depth + 3, "const int64_t " + i + " = " + chunk.kept + "[" + k + "];");
     line(depth + 3, setVar.substr(2));
     if (!check.empty()) line(depth + 3, check);
     block(*test.thenBody, depth + 3);
@@ -1266,27 +1279,40 @@ class FunctionEmitter {
 
   /// The names of a chunked loop (testsFirstLoop, selectsFirstLoop).
   struct ChunkedLoop {
-    std::string at, end, count, mixed;
+    std::string at, end, count, mixed, tests, kept;
   };
 
-  /// Opens a loop over [start, stop) in chunks of kIndexChunk, whose
-  /// iterations test something that may go either way (a branch). Each
-  /// chunk counts the tests that go the rarer way of the loop's two ways;
-  /// when neither way was rare in a chunk (1/16 of it or less), the next
-  /// chunk is taken as mixed: it keeps the indices, without a branch,
-  /// before it runs them, since a branch there would mispredict often.
-  /// The first chunk is taken as mixed. Emits `perChunk` in each chunk and
-  /// opens `if (mixed) {`.
+  /// Opens a loop over [start, stop) in chunks of pydd::kIndexChunk, whose
+  /// iterations test something that may go either way (a branch). A chunk
+  /// taken as mixed tests every index with no branch, then runs the kept
+  /// ones (the body's, or the costly side's); any other chunk branches on
+  /// each test. Each chunk counts its kept indices, and the next chunk is
+  /// mixed unless nearly all of this one's (more than 15/16) were kept:
+  /// then the branch is predictable and running every index through the
+  /// kept list costs more (1.36x on a masked sum with all taken), while
+  /// with few kept the mixed chunk skips the others at no branch (0.5x at
+  /// 0 and 1% taken) and with a mix it avoids the mispredictions (0.2-0.7x
+  /// at 9% and 50%). The first chunk is taken as mixed. Emits `perChunk` in
+  /// each chunk and opens `if (mixed) {`.
   ChunkedLoop chunkStart(const std::string& start, const std::string& stop, const std::string& perChunk, int depth) {
-    const std::string size = std::to_string(kIndexChunk);
-    ChunkedLoop c{temp("at"), temp("end"), temp("count"), temp("mixed")};
+    const std::string size = "pydd::kIndexChunk";
+    ChunkedLoop c{temp("at"), temp("end"), temp("count"), temp("mixed"), temp("tests"), temp("kept")};
     line(depth, "for (int64_t " + c.at + " = " + start + ", " + c.end + ", " + c.mixed + " = 1; " + c.at + " < " +
                     stop + "; " + c.at + " = " + c.end + ") {");
     line(depth + 1, c.end + " = " + stop + " - " + c.at + " > " + size + " ? " + c.at + " + " + size + " : " + stop + ";");
     if (!perChunk.empty()) line(depth + 1, perChunk);
     line(depth + 1, "int64_t " + c.count + " = 0;");
     line(depth + 1, "if (" + c.mixed + ") {");
+    line(depth + 2, "bool " + c.tests + "[pydd::kIndexChunk];");
+    line(depth + 2, "int64_t " + c.kept + "[pydd::kKeptIndices];");
     return c;
+  }
+
+  /// In a mixed chunk, after the loop that filled its tests: keeps the
+  /// indices whose test held (pydd::keep_indices, no branch per index).
+  void keepIndices(const ChunkedLoop& c, int depth) {
+    line(depth, c.count + " = pydd::keep_indices(" + c.tests + ", " + c.end + " - " + c.at + ", " + c.at + ", " +
+                    c.kept + ");");
   }
 
   /// Opens the loop over a chunk's i.
@@ -1298,8 +1324,7 @@ class FunctionEmitter {
   /// Closes chunkStart's `if` and decides whether the next chunk is mixed.
   void chunkEnd(const ChunkedLoop& c, int depth) {
     line(depth + 1, "}");
-    line(depth + 1, c.mixed + " = " + c.count + " * 16 > " + c.end + " - " + c.at + " && (" + c.end + " - " + c.at +
-                        " - " + c.count + ") * 16 > " + c.end + " - " + c.at + ";");
+    line(depth + 1, c.mixed + " = (" + c.end + " - " + c.at + " - " + c.count + ") * 16 > " + c.end + " - " + c.at + ";");
     line(depth, "}");
   }
 
@@ -1389,17 +1414,21 @@ class FunctionEmitter {
       if (!a || a->targets.size() != 1 || !a->value) return {};
       if (a->targets[0]->kind == ExprKind::Var && !a->targets[0]->type.isScalar()) return {};
       if (hasSideEffects(*a->value)) return {};
-      std::function<void(const Expr&)> scan = [&](const Expr& e) {
-        if (auto* x = dyn_cast<Index>(&e); x && x->type.isScalar() && x->base->type.isArray()) {
-          auto* base = dyn_cast<VarRef>(x->base.get());
-          if (base && Views.count(base->name) && steppedByLoop(*x->indices.back(), f.var)) views.insert(Views[base->name]);
-        }
-        forEachChild(e, scan);
-      };
-      scan(*a->value);
-      scan(*a->targets[0]);
+      addSteppedViews(*a->value, f.var, views);
+      addSteppedViews(*a->targets[0], f.var, views);
     }
     return views;
+  }
+
+  /// Adds to `views` the views whose element `e` reads or writes at the
+  /// loop variable along the last axis (steppedByLoop).
+  void addSteppedViews(const Expr& e, const std::string& loopVar, std::set<std::string>& views) const {
+    if (auto* x = dyn_cast<Index>(&e); x && x->type.isScalar() && x->base->type.isArray()) {
+      auto* base = dyn_cast<VarRef>(x->base.get());
+      if (base && Views.count(base->name) && steppedByLoop(*x->indices.back(), loopVar))
+        views.insert(Views.at(base->name));
+    }
+    forEachChild(e, [&](const Expr& c) { addSteppedViews(c, loopVar, views); });
   }
 
   /// The loop variable, or an offset plus it (`off + j`, a fused window's

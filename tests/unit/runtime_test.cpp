@@ -5217,4 +5217,39 @@ TEST(Array, IndexChecks) {
                      "index -6 is out of bounds for axis 0 with size 5"));
 }
 
+// keep_indices against the one-at-a-time loop it replaces, for every length
+// around its groups of 8 and every density, including the 256 masks of a
+// group: the kept indices in order, offset by the base, and nothing written
+// past the count's last group.
+TEST(KeepIndices, MatchesOneAtATime) {
+  std::mt19937 rng(7);
+  for (int64_t n : {0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1023, 1024}) {
+    for (double density : {0.0, 0.01, 0.09, 0.5, 0.99, 1.0}) {
+      std::bernoulli_distribution taken(density);
+      bool test[pydd::kIndexChunk];
+      for (int64_t j = 0; j < n; ++j) test[j] = taken(rng);
+      std::vector<int64_t> expected;
+      for (int64_t j = 0; j < n; ++j)
+        if (test[j]) expected.push_back(5000 + j);
+      std::vector<int64_t> kept(pydd::kKeptIndices + 1, -1);
+      const int64_t count = pydd::keep_indices(test, n, 5000, kept.data());
+      ASSERT_EQ(count, static_cast<int64_t>(expected.size())) << "n " << n << " density " << density;
+      for (int64_t k = 0; k < count; ++k) ASSERT_EQ(kept[k], expected[k]) << "n " << n << " at " << k;
+      EXPECT_EQ(kept[pydd::kKeptIndices], -1);
+    }
+  }
+  for (int mask = 0; mask < 256; ++mask) {
+    bool test[8];
+    for (int b = 0; b < 8; ++b) test[b] = mask >> b & 1;
+    int64_t kept[8 + 8];
+    const int64_t count = pydd::keep_indices(test, 8, 0, kept);
+    int64_t at = 0;
+    for (int b = 0; b < 8; ++b)
+      if (mask >> b & 1) {
+        ASSERT_EQ(kept[at++], b) << "mask " << mask;
+      }
+    ASSERT_EQ(count, at) << "mask " << mask;
+  }
+}
+
 }  // namespace

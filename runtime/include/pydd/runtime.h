@@ -4,6 +4,7 @@
 #include "pydd/abi.h"
 #include "pydd/array.h"
 #include "pydd/builtins.h"
+#include "pydd/chunks.h"
 #include "pydd/containers.h"
 #include "pydd/elementwise.h"
 #include "pydd/errors.h"
