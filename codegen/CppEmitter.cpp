@@ -985,6 +985,28 @@ class FunctionEmitter {
   /// A step-1 range loop's trip count as C++ (for weighing a nest's work).
   std::string tripCount(const For& l) { return "uint64_t(" + expr(*l.stop) + " - " + expr(*l.start) + ")"; }
 
+  /// Emits a loop twice, by `copy(depth)`: once with the views in
+  /// `contiguous` read through their contiguous last axis (`.unit`, which
+  /// g++ vectorizes) under a run-time test of those not known to be
+  /// contiguous, once strided for when the test fails; only the first when
+  /// every view is known contiguous (UnitStrideArrays).
+  void unitStrideCopies(const std::set<std::string>& contiguous, int depth, const std::function<void(int)>& copy) {
+    std::set<std::string> known, tested;
+    for (auto& view : contiguous) (UnitStrideArrays.count(ArrayOfView.at(view)) ? known : tested).insert(view);
+    std::set<std::string> outer = std::exchange(UnitStride, contiguous);
+    if (tested.empty()) {
+      copy(depth);
+    } else {
+      line(depth, "if (" + unitStrideTest(tested) + ") {");
+      copy(depth + 1);
+      line(depth, "} else {");
+      UnitStride = known;
+      copy(depth + 1);
+      line(depth, "}");
+    }
+    UnitStride = std::move(outer);
+  }
+
   /// The run-time test that every view in `views` has a contiguous last axis.
   static std::string unitStrideTest(const std::set<std::string>& views) {
     std::string test;
@@ -1056,26 +1078,12 @@ class FunctionEmitter {
       header.push_back("  " + loopVar + " = " + (varType && *varType != Type::int64() ? cxxType(*varType) + "(" + i + ")" : i) + ";");
       std::set<std::string> contiguous = lit && lit->value == 1 ? unitStrideCandidates(f) : std::set<std::string>();
       if (!contiguous.empty()) {
-        // Two copies of a short innermost loop: one for operands whose last
-        // axis is contiguous (the common case, vectorizable), one strided;
-        // only the first when every operand is known to be contiguous.
-        std::set<std::string> known, tested;
-        for (auto& view : contiguous) (UnitStrideArrays.count(ArrayOfView.at(view)) ? known : tested).insert(view);
-        if (!tested.empty()) line(depth + 1, "if (" + unitStrideTest(tested) + ") {");
+        // Two copies of a short innermost loop (unitStrideCopies).
         const Assign* store = costlySelectStore(f);
-        auto copy = [&](int d) {
+        unitStrideCopies(contiguous, depth + 1, [&](int d) {
           if (store) selectsFirstLoop(*store, start, stop, i, header.back(), d);
           else loopCopy(header, *f.body, d);
-        };
-        UnitStride = contiguous;
-        copy(tested.empty() ? depth + 1 : depth + 2);
-        if (!tested.empty()) {
-          UnitStride = known;
-          line(depth + 1, "} else {");
-          copy(depth + 2);
-          line(depth + 1, "}");
-        }
-        UnitStride.clear();
+        });
         line(depth, "}");
         return;
       }
@@ -1238,26 +1246,14 @@ class FunctionEmitter {
     evaluateBothSides(tested);
     ChunkedLoop chunk = chunkStart(start, stop, check, depth);
     // The tests' loop, with a copy for operands whose last axis is
-    // contiguous (then it vectorizes) when that is not known.
-    std::set<std::string> contiguous, known, unknown;
+    // contiguous (then it vectorizes).
+    std::set<std::string> contiguous;
     if (!Opts.boundsCheck && RareDepth == 0) addSteppedViews(*tested, loopVar, contiguous);
-    for (auto& view : contiguous) (UnitStrideArrays.count(ArrayOfView.at(view)) ? known : unknown).insert(view);
-    auto testsLoop = [&](const std::set<std::string>& unit, int d) {
-      std::set<std::string> outer = std::exchange(UnitStride, unit);
+    unitStrideCopies(contiguous, depth + 2, [&](int d) {
       chunkLoop(chunk, i, setVar, d);
       line(d + 1, chunk.tests + "[" + i + " - " + chunk.at + "] = " + expr(*tested) + ";");
       line(d, "}");
-      UnitStride = std::move(outer);
-    };
-    if (unknown.empty()) {
-      testsLoop(contiguous, depth + 2);
-    } else {
-      line(depth + 2, "if (" + unitStrideTest(unknown) + ") {");
-      testsLoop(contiguous, depth + 3);
-      line(depth + 2, "} else {");
-      testsLoop(known, depth + 3);
-      line(depth + 2, "}");
-    }
+    });
     keepIndices(chunk, depth + 2);
     std::string k = temp("k");
     line(depth + 2, "for (int64_t " + k + " = 0; " + k + " < " + chunk.count + "; " + k + "++) {");
