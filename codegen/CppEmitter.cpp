@@ -1206,7 +1206,7 @@ class FunctionEmitter {
     ExprPtr cheap = std::move(cheapSide.first), test = std::move(cheapSide.second);
     ExprPtr costly = side(true).first;
     evaluateBothSides(test);
-    ChunkedLoop chunk = chunkStart(start, stop, "", depth);
+    ChunkedLoop chunk = chunkStart(start, stop, "", /*branchyCopy=*/true, depth);
     chunkLoop(chunk, i, setVar, depth + 2);
     store(*fill.targets[0], expr(*cheap), depth + 3);
     line(depth + 3, chunk.tests + "[" + i + " - " + chunk.at + "] = !(" + expr(*test) + ");");
@@ -1239,12 +1239,15 @@ class FunctionEmitter {
   /// gradient loops over a 0/1 row with 9% ones, whose branch mispredicted
   /// at every change of value. `loopVar` is the variable the test reads,
   /// `setVar` assigns it from i; `check` is the per-iteration Ctrl-C check,
-  /// also made once per chunk.
+  /// also made once per chunk. A body that runs a loop gets no branchy
+  /// copy: its iterations cost far more than a test and a keep, and the
+  /// copy doubled the C++ g++ optimizes (bigCLAM's module built in 1.27x the
+  /// CPU time with it, and ran no faster).
   void testsFirstLoop(const If& test, const std::string& loopVar, const std::string& start, const std::string& stop,
                       const std::string& i, const std::string& setVar, const std::string& check, int depth) {
     ExprPtr tested = cloneExpr(*test.cond);
     evaluateBothSides(tested);
-    ChunkedLoop chunk = chunkStart(start, stop, check, depth);
+    ChunkedLoop chunk = chunkStart(start, stop, check, !containsLoop(*test.thenBody), depth);
     // The tests' loop, with a copy for operands whose last axis is
     // contiguous (then it vectorizes).
     std::set<std::string> contiguous;
@@ -1262,6 +1265,7 @@ class FunctionEmitter {
     if (!check.empty()) line(depth + 3, check);
     block(*test.thenBody, depth + 3);
     line(depth + 2, "}");
+    if (!chunk.branchyCopy) return chunkEnd(chunk, depth);
     line(depth + 1, "} else {");
     chunkLoop(chunk, i, setVar, depth + 2);
     if (!check.empty()) line(depth + 3, check);
@@ -1276,6 +1280,7 @@ class FunctionEmitter {
   /// The names of a chunked loop (testsFirstLoop, selectsFirstLoop).
   struct ChunkedLoop {
     std::string at, end, count, mixed, tests, kept;
+    bool branchyCopy;
   };
 
   /// Opens a loop over [start, stop) in chunks of pydd::kIndexChunk, whose
@@ -1288,17 +1293,19 @@ class FunctionEmitter {
   /// kept list costs more (1.36x on a masked sum with all taken), while
   /// with few kept the mixed chunk skips the others at no branch (0.5x at
   /// 0 and 1% taken) and with a mix it avoids the mispredictions (0.2-0.7x
-  /// at 9% and 50%). The first chunk is taken as mixed. Emits `perChunk` in
-  /// each chunk and opens `if (mixed) {`.
-  ChunkedLoop chunkStart(const std::string& start, const std::string& stop, const std::string& perChunk, int depth) {
+  /// at 9% and 50%). The first chunk is taken as mixed. Without a
+  /// `branchyCopy` every chunk is mixed. Emits `perChunk` in each chunk and
+  /// opens `if (mixed) {` (or a block).
+  ChunkedLoop chunkStart(const std::string& start, const std::string& stop, const std::string& perChunk,
+                         bool branchyCopy, int depth) {
     const std::string size = "pydd::kIndexChunk";
-    ChunkedLoop c{temp("at"), temp("end"), temp("count"), temp("mixed"), temp("tests"), temp("kept")};
-    line(depth, "for (int64_t " + c.at + " = " + start + ", " + c.end + ", " + c.mixed + " = 1; " + c.at + " < " +
-                    stop + "; " + c.at + " = " + c.end + ") {");
+    ChunkedLoop c{temp("at"), temp("end"), temp("count"), temp("mixed"), temp("tests"), temp("kept"), branchyCopy};
+    line(depth, "for (int64_t " + c.at + " = " + start + ", " + c.end + (branchyCopy ? ", " + c.mixed + " = 1" : "") +
+                    "; " + c.at + " < " + stop + "; " + c.at + " = " + c.end + ") {");
     line(depth + 1, c.end + " = " + stop + " - " + c.at + " > " + size + " ? " + c.at + " + " + size + " : " + stop + ";");
     if (!perChunk.empty()) line(depth + 1, perChunk);
     line(depth + 1, "int64_t " + c.count + " = 0;");
-    line(depth + 1, "if (" + c.mixed + ") {");
+    line(depth + 1, branchyCopy ? "if (" + c.mixed + ") {" : "{");
     line(depth + 2, "bool " + c.tests + "[pydd::kIndexChunk];");
     line(depth + 2, "int64_t " + c.kept + "[pydd::kKeptIndices];");
     return c;
@@ -1320,7 +1327,8 @@ class FunctionEmitter {
   /// Closes chunkStart's `if` and decides whether the next chunk is mixed.
   void chunkEnd(const ChunkedLoop& c, int depth) {
     line(depth + 1, "}");
-    line(depth + 1, c.mixed + " = (" + c.end + " - " + c.at + " - " + c.count + ") * 16 > " + c.end + " - " + c.at + ";");
+    if (c.branchyCopy)
+      line(depth + 1, c.mixed + " = (" + c.end + " - " + c.at + " - " + c.count + ") * 16 > " + c.end + " - " + c.at + ";");
     line(depth, "}");
   }
 

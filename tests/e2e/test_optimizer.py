@@ -242,6 +242,14 @@ def test_filtered_loops_across_chunks(build, opt):
     F = RNG.random((1500, 4))
     for i in (0, 1024, 1499):
         same(comp.filter_neighbours, ref.filter_neighbours, A, F, i)
+    # Bodies that run a loop (every chunk is mixed): a row whose share of
+    # ones changes from chunk to chunk, rows short enough for promoted
+    # accumulators and too long for them.
+    A = np.stack([(x != 0).astype(np.int32), (x == 0).astype(np.int32)])
+    for width in (4, 13):
+        F = RNG.random((len(x), width))
+        for i in (0, 1):
+            same(comp.filter_neighbours, ref.filter_neighbours, A, F, i)
     # 2 ** -2 raises ValueError before the loop writes anything (same does
     # not compare arguments after an exception).
     _, args = same(comp.filter_int_power, ref.filter_int_power, np.array([0, 1, -2]), np.zeros(3))
