@@ -1337,17 +1337,47 @@ class FunctionEmitter {
   /// only loops that hold another loop check (see pydd::Interrupt). When
   /// every iteration is short (shortIterations), every kInterruptPeriod-th
   /// one checks: a volatile load per row made a loop over S.row(i) 8%
-  /// slower, and the rows' own loops check before they run long.
+  /// slower, and the rows' own loops check before they run long. When
+  /// every iteration runs a loop over S.row(i), that loop's header counts
+  /// the work instead (see WorkBudget): one test per row for both checks.
   struct InterruptCheck {
-    std::string line;  // empty: no check
+    std::string line;  // empty: no check, or the work budget's
     bool periodic = false;
+    std::string budget;  // the work counter, when a row loop keeps it
+    const Call* budgetRows = nullptr;
   };
   InterruptCheck interruptCheck(const Block& body, int depth) {
     if (!Opts.interruptChecks || InIndependentLoop || !containsLoop(body)) return {};
     if (!shortIterations(body)) return {"pydd::check_interrupt();"};
-    std::string tick = temp("tick");
+    const Call* rows = rowLoopEveryIteration(body);
+    std::string tick = temp(rows ? "work" : "tick");
     line(depth, "int64_t " + tick + " = 0;");
+    if (rows) return {"", true, tick, rows};
     return {"if (__builtin_expect((" + tick + "++ & (pydd::kInterruptPeriod - 1)) == 0, 0)) pydd::check_interrupt();", true};
+  }
+
+  /// The `S.row(i)` call of a loop that every iteration of a loop with this
+  /// body reaches (a statement of the body itself, and no `continue` that
+  /// could skip it), or null.
+  static const Call* rowLoopEveryIteration(const Block& body) {
+    const Call* rows = nullptr;
+    for (auto& st : body.stmts)
+      if (auto* f = dyn_cast<For>(st.get()); f && !rows) {
+        auto* c = dyn_cast<Call>(f->iterable.get());
+        if (c && c->library && c->library->yieldsEntries && c->library->sparseAccess == SparseAccess::Rows) rows = c;
+      }
+    return rows && !continuesLoop(body) ? rows : nullptr;
+  }
+
+  /// Whether a `continue` in this block (outside inner loops) goes to the
+  /// next iteration of the loop whose body it is.
+  static bool continuesLoop(const Block& b) {
+    for (auto& st : b.stmts) {
+      if (st->kind == StmtKind::Continue) return true;
+      if (auto* i = dyn_cast<If>(st.get()); i && (continuesLoop(*i->thenBody) || (i->elseBody && continuesLoop(*i->elseBody))))
+        return true;
+    }
+    return false;
   }
 
   /// Whether an iteration of a loop with this body takes as long as its
@@ -1491,8 +1521,13 @@ class FunctionEmitter {
       std::vector<std::string> header;
       const int d = hoisted ? depth + 1 : depth + 2;  // (not inside a width test)
       header.push_back(std::string(hoisted ? "const auto& " : "const auto ") + a + " = " + csr + ";");
-      if (byRow && InPeriodicCheck && !containsLoop(body))
-        header.push_back(longLoopCheck("int64_t(" + a + ".p[" + r + " + 1] - " + a + ".p[" + r + "]) >= pydd::kInterruptLongLoop"));
+      const std::string length = "int64_t(" + a + ".p[" + r + " + 1] - " + a + ".p[" + r + "])";
+      if (byRow && &c == WorkBudget.rows)
+        header.push_back("if (__builtin_expect((" + WorkBudget.counter + " += " + length +
+                         " + pydd::kInterruptRowWork) >= pydd::kInterruptLongLoop, 0)) { " + WorkBudget.counter +
+                         " = 0; pydd::check_interrupt(); }");
+      else if (byRow && InPeriodicCheck && !containsLoop(body))
+        header.push_back(longLoopCheck(length + " >= pydd::kInterruptLongLoop"));
       if (byRow) {
         header.push_back("for (int64_t " + k + " = " + a + ".p[" + r + "], " + end + " = " + a + ".p[" + r + " + 1]; " +
                          k + " < " + end + "; ++" + k + ") {");
@@ -1597,6 +1632,15 @@ class FunctionEmitter {
   int RareDepth = 0;                 // inside a cold (rare) branch: no contiguous loop copies
   bool InParallelRegion = false;     // inside a pfor's or a fused loop's OpenMP region
   bool InPeriodicCheck = false;      // in the body of a loop that checks Ctrl-C every kInterruptPeriod iterations
+  /// A loop over S.row(i) that every iteration of the enclosing loop runs
+  /// counts the enclosing loop's work, its row's entries plus
+  /// kInterruptRowWork, and checks Ctrl-C when the count reaches
+  /// kInterruptLongLoop: the periodic check and the long row's check in one
+  /// test per row (a loop over rows of 10 entries ran 4% faster).
+  struct {
+    std::string counter;
+    const Call* rows = nullptr;
+  } WorkBudget;
   struct {
     std::string matrix, view;  // the SparseMat whose rows the loop being emitted walks, and its CSR arrays
     std::string rowInRange;    // its loop variable, when it ranges over the matrix's rows exactly
@@ -1604,10 +1648,16 @@ class FunctionEmitter {
   /// Sets InPeriodicCheck for the body of a loop whose check is periodic.
   struct PeriodicCheck {
     PeriodicCheck(FunctionEmitter& e, const InterruptCheck& check)
-        : E(e), Saved(std::exchange(e.InPeriodicCheck, check.periodic)) {}
-    ~PeriodicCheck() { E.InPeriodicCheck = Saved; }
+        : E(e), Saved(std::exchange(e.InPeriodicCheck, check.periodic)), SavedBudget(E.WorkBudget) {
+      E.WorkBudget = {check.budget, check.budgetRows};
+    }
+    ~PeriodicCheck() {
+      E.InPeriodicCheck = Saved;
+      E.WorkBudget = SavedBudget;
+    }
     FunctionEmitter& E;
     bool Saved;
+    decltype(FunctionEmitter::WorkBudget) SavedBudget;
   };
   bool InIndependentLoop = false;    // inside a fused loop run on all threads: no Ctrl-C checks
   bool InGuardedNest = false;        // ... whose exceptions are caught (a window of a fused sum): checks

@@ -55,7 +55,7 @@ def long_inner(n: int, m: int) -> float64:
 
 def sparse_rows(S: SparseMat(float64), n: int) -> float64:
     # The rows' arrays are fetched once for the whole loop (one copy per
-    # index width); the loop still sees Ctrl-C.
+    # index width); the loop still sees Ctrl-C, counting each row's work.
     s = 0.0
     for k in range(n):
         for j, v in S.row(k % shape(S, 0)):
@@ -83,10 +83,15 @@ x = np.zeros(1000)
 X = np.zeros((8, 100))
 import scipy.sparse
 S = scipy.sparse.random(50, 50, density=0.2, format="csr", random_state=1)
+# Rows with no entries (each counts as kInterruptRowWork entries of work),
+# and one row so long that every iteration checks before it runs.
+empty = scipy.sparse.csr_matrix((50, 50))
+long_row = scipy.sparse.csr_matrix(np.ones((1, 10**5)))
 pydd.set_num_threads(2)
 for call in (lambda: mod.nested(x, 10**12), lambda: mod.spin(7), lambda: mod.parallel_nested(X, 10**12),
              lambda: mod.short_rows(10**15), lambda: mod.long_inner(10**6, 10**8),
-             lambda: mod.sparse_rows(S, 10**15)):
+             lambda: mod.sparse_rows(S, 10**15), lambda: mod.sparse_rows(empty, 10**15),
+             lambda: mod.sparse_rows(long_row, 10**15)):
     sent = []
     interrupt_after(0.2, sent)
     try:
@@ -120,6 +125,6 @@ def test_sigint_raises_keyboard_interrupt(tmp_path, pyddc):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.split("\n")
     latencies = [float(l.split()[1]) for l in lines if l.startswith("latency")]
-    assert len(latencies) == 6, proc.stdout
+    assert len(latencies) == 8, proc.stdout
     assert max(latencies) < 0.5, latencies
     assert "after 9.0" in proc.stdout and "later 9.0" in proc.stdout, proc.stdout

@@ -73,6 +73,11 @@ inline void check_interrupt() {
 /// innermost iterations more than it did.
 inline constexpr int64_t kInterruptPeriod = 16;
 inline constexpr int64_t kInterruptLongLoop = 4096;
+/// A loop over rows whose every iteration runs a loop over S.row(i) counts
+/// its work instead: each row's entries plus kInterruptRowWork for the row
+/// itself, checking when the count reaches kInterruptLongLoop (so every
+/// 256th empty row, and before a row of kInterruptLongLoop entries).
+inline constexpr int64_t kInterruptRowWork = 16;
 
 /// NumPy's wording for an out-of-range index.
 [[noreturn]] inline void throw_index_error(int64_t index, int axis, int64_t size) {
