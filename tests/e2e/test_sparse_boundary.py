@@ -203,6 +203,24 @@ def test_both_index_widths_compute_the_same(k, index):
     same_matrix(k.tr(A), A.T)
 
 
+@pytest.mark.parametrize("index", ["int32", "int64"])
+def test_row_loop_break_and_continue(k, index):
+    # Empty rows, rows of one entry and long rows; negative values skipped.
+    A = sp.random(60, 50, 0.15, format="csr", random_state=3)
+    A.data -= 0.3
+    A = sp.csr_matrix(A.multiply(np.arange(60)[:, None] % 7 != 0))  # empty rows
+    A.eliminate_zeros()
+    A.sort_indices()
+    want = []
+    for i in range(A.shape[0]):
+        cols, vals = A.indices[A.indptr[i]:A.indptr[i + 1]], A.data[A.indptr[i]:A.indptr[i + 1]]
+        want.append(next((int(j) for j, v in zip(cols, vals) if v >= 0.0 and j > i), -1))
+    assert min(np.diff(A.indptr)) == 0 and -1 in want and max(want) > 0
+    if index == "int64":
+        A = with_int64_indices(A)
+    np.testing.assert_array_equal(k.first_above_diagonal(A), want)
+
+
 def test_loop_holds_its_matrix(k):
     A = sp.csr_matrix(np.array([[0.0, 2.5, 1.0], [3.0, 0.0, 0.0]]))
     assert k.reassign_while_iterating(A) == 2.5 + 2 + 1.0 + 2
