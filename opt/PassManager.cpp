@@ -17,6 +17,7 @@
 #include "opt/SparseLayout.h"
 #include "opt/LICM.h"
 #include "opt/MergeLoops.h"
+#include "opt/OverwrittenZeros.h"
 #include "opt/PromoteAccumulators.h"
 #include "opt/ShortDots.h"
 #include "opt/ZeroProducts.h"
@@ -62,6 +63,9 @@ const std::vector<PassInfo>& registry() {
       // Before LICM, which hoists the extents and stride tests it writes.
       {"dots", "short dot products of rows written as loops", 2, expandShortDots},
       {"licm", "loop-invariant code motion (after fusion)", 2, loopInvariantCodeMotion},
+      // Before allocation hoisting, so that an array it hoists out of a
+      // loop is not refilled with zeros each iteration.
+      {"overwrite", "arrays of zeros a loop overwrites whole are allocated empty", 2, skipOverwrittenZeroFills},
       {"alloc", "allocation hoisting", 2, hoistAllocations},
       // Last: the element loops it unrolls are fusion's, with the extents
       // LICM hoisted; it copies the loops around them.

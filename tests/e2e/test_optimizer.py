@@ -439,3 +439,18 @@ def test_promoted_accumulators(build, opt, _builds):
             got = comp.accumulate_columns(X, labels, k)
             assert np.array_equal(got, plain.accumulate_columns(X, labels, k))
             np.testing.assert_allclose(got, ref.accumulate_columns(X, labels, k), rtol=1e-13, atol=1e-13)
+
+
+def test_overwritten_zeros(build, opt):
+    """`overwrite`: an array of zeros that a loop writes whole, allocated
+    empty, in a loop too (with `alloc` hoisting it); and loops that leave an
+    element unwritten (a `continue`, a range from 1), whose zeros stay. The
+    buffers are big enough (2^15 elements) to come back from the runtime's
+    buffer cache holding another array's values."""
+    comp, ref = build("optimizer", opt)
+    for n in (0, 1, 5, 1 << 15):
+        x = normal(n)
+        same(comp.overwritten, ref.overwritten, x, 3)
+        same(comp.overwritten, ref.overwritten, x, 0)
+        for skip in (0, n // 2, n + 1):
+            same(comp.partly_overwritten, ref.partly_overwritten, x, skip)
