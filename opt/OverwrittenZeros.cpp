@@ -55,6 +55,20 @@ bool overwritesWhole(const For& loop, const std::string& array, const std::strin
   return store != nullptr;
 }
 
+/// Whether `s`, between the allocation and the loop, leaves the extent's
+/// value and `array` alone: an assignment of names (not of elements) that
+/// writes no memory (a list's pop could shorten the extent `len(L)`),
+/// assigns none of the extent's variables and does not mention `array`.
+bool keepsExtent(const Stmt& s, const std::string& array, const std::set<std::string>& extentVars) {
+  auto* assign = dyn_cast<Assign>(&s);
+  if (!assign || !assign->value || hasSideEffects(*assign->value) || mentions(s, {array})) return false;
+  for (auto& t : assign->targets) {
+    auto* v = dyn_cast<VarRef>(t.get());
+    if (!v || extentVars.count(v->name)) return false;
+  }
+  return true;
+}
+
 class ZeroFills : public StmtMutator {
  public:
   explicit ZeroFills(PassContext& ctx) : Ctx(ctx) {}
@@ -83,9 +97,7 @@ class ZeroFills : public StmtMutator {
           ++Ctx.stats["overwrite: zero fills removed"];
           break;
         }
-        bool reassigns = false;
-        for (auto& v : assignedVars(s)) reassigns = reassigns || extentVars.count(v);
-        if (mentions(s, {array}) || reassigns) break;
+        if (!keepsExtent(s, array, extentVars)) break;
       }
     }
   }

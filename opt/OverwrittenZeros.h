@@ -11,16 +11,18 @@
 // 3% of a row-by-row sparse product's time at 10^5 rows of 10 entries).
 //
 // When it is safe: `a = zeros(E)` allocates a 1-D array (E an integer, not
-// a shape tuple), and a later statement of the same block is a serial
-// range loop from 0 to E itself (the same expression, which has no effects
-// and mentions no variable that the statements between assign, nor `a`),
-// step 1, whose loop variable the body never assigns. A top-level statement
-// of the body stores `a[i]` (a plain `=`, at the loop variable), nothing in
-// the body ends an iteration early (break, continue, return), and the body
-// mentions `a` nowhere else, so no element is read before the loop writes
-// it and every element is written once the loop is done. The statements
-// between the two do not mention `a`. An exception raised part way leaves
-// the function, where nothing can see `a` any more.
+// a shape tuple, without effects and not mentioning `a`), and a later
+// statement of the same block is a serial range loop from 0 to E itself
+// (the same expression), step 1, whose loop variable the body never
+// assigns. The statements between assign names only, write no memory (a
+// list's pop could shorten `len(L)`), assign none of E's variables and do
+// not mention `a`, so E has the same value at the loop. A top-level
+// statement of the body stores `a[i]` (a plain `=`, at the loop variable),
+// nothing in the body ends an iteration early (break, continue, return),
+// and the body mentions `a` nowhere else, so no element is read before the
+// loop writes it and every element is written once the loop is done. An
+// exception raised part way leaves the function, where nothing can see `a`
+// any more.
 #pragma once
 
 #include "ir/IR.h"

@@ -444,7 +444,8 @@ def test_promoted_accumulators(build, opt, _builds):
 def test_overwritten_zeros(build, opt):
     """`overwrite`: an array of zeros that a loop writes whole, allocated
     empty, in a loop too (with `alloc` hoisting it); and loops that leave an
-    element unwritten (a `continue`, a range from 1), whose zeros stay. The
+    element unwritten (a `continue`, a range from 1, a list popped between
+    the allocation and the loop), whose zeros stay. The
     buffers are big enough (2^15 elements) to come back from the runtime's
     buffer cache holding another array's values."""
     comp, ref = build("optimizer", opt)
@@ -454,3 +455,5 @@ def test_overwritten_zeros(build, opt):
         same(comp.overwritten, ref.overwritten, x, 0)
         for skip in (0, n // 2, n + 1):
             same(comp.partly_overwritten, ref.partly_overwritten, x, skip)
+        if n:
+            same(comp.shrunk_list, ref.shrunk_list, list(x))

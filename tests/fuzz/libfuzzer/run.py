@@ -2,6 +2,7 @@
 
     /usr/bin/python3 tests/fuzz/libfuzzer/run.py --seconds 30          # CI
     /usr/bin/python3 tests/fuzz/libfuzzer/run.py --seconds 3600 -j 2   # a campaign
+    /usr/bin/python3 tests/fuzz/libfuzzer/run.py --seconds 3600 -j 2 --background
 
 The seeds are every .pydd file in the repository; the corpus grows in
 <build>/libfuzzer/corpus between runs. Prints the number of executions and
@@ -23,12 +24,30 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 
 
+def lowest_priority():
+    """nice 19 for this process and the fuzzer it starts. Under Linux's
+    autogroup scheduling, nice only ranks processes within one session: a
+    campaign started with setsid or nohup from another terminal is a
+    session of its own and took half the cores from a test suite at nice
+    15. Its autogroup's nice ranks the session itself."""
+    os.nice(19)
+    try:
+        with open("/proc/self/autogroup", "w") as f:
+            f.write("19")
+    except OSError:
+        pass  # no autogroups (kernel.sched_autogroup_enabled=0): nice is enough
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=str(ROOT / "build"), help="the main build directory")
     ap.add_argument("--seconds", type=int, default=30)
     ap.add_argument("-j", "--jobs", type=int, default=1)
+    ap.add_argument("--background", action="store_true",
+                    help="run at the lowest priority, yielding the cores to anything else")
     args = ap.parse_args()
+    if args.background:
+        lowest_priority()
     work = Path(args.build) / "libfuzzer"
     exe = work / "pydd_fuzz"
     if not exe.exists():
