@@ -188,6 +188,8 @@ class Gen:
                 self.matrices.append(d)  # read again later: not substituted
         elif c < 0.9 and self.chance(0.4):
             self.where_loop()
+        elif c < 0.9 and self.chance(0.3):
+            self.overwritten_loop()
         elif c < 0.9:
             red = r.choice(("sum({})", "({}).max()", "({}).min()", "({}).mean()",
                             "float64(({}).any())", "float64(all(({}) > 0.0))"))
@@ -271,6 +273,33 @@ class Gen:
         self.maybe_break(0.2)
         self.depth = outer
         self.scalars.append(t)
+
+    def overwritten_loop(self):
+        """An array of zeros that a loop writes element by element: what
+        the overwrite pass (opt/OverwrittenZeros.h) allocates empty. Or
+        not quite: a loop from 1, a skipped element, an early exit, or a
+        read of the array in the body, and the zeros must stay."""
+        r = self.r
+        z, j = self.fresh("z"), self.fresh("j")
+        ext = r.choice(("shape(X, 0)", "len(a)", "shape(X, 1)"))
+        value = {"shape(X, 0)": f"sum(X[{j}]) * 0.5", "len(a)": f"a[{j}] * 2.0 + s",
+                 "shape(X, 1)": f"X[0, {j}] - float64({j})"}[ext]
+        self.emit(f"{z} = zeros({ext})")
+        if self.chance(0.2):
+            self.emit("s = s * 0.5 + 1.0")  # a statement between
+        self.emit(f"for {j} in range({'1, ' if self.chance(0.15) else ''}{ext}):")
+        self.depth += 1
+        if self.chance(0.15):
+            self.emit(f"if {j} % 3 == 1:")
+            self.emit(f"    continue")
+        self.maybe_break(0.1)
+        if self.chance(0.15):
+            value += f" + {z}[{ext} - 1 - {j}]"  # read before it is written
+        self.emit(f"{z}[{j}] = {value}")
+        self.depth -= 1
+        name = self.fresh("t")
+        self.emit(f"{name} = sum({z} * {z})")
+        self.scalars.append(name)
 
     def maybe_break(self, p):
         """With probability p, `if s > 10.0: break` (or 100.0)."""
