@@ -1332,14 +1332,6 @@ class FunctionEmitter {
     line(depth, "}");
   }
 
-  /// The Ctrl-C check at the top of each iteration of a loop with this body
-  /// (emitted at `depth`, before the loop, is what it needs), or nothing:
-  /// only loops that hold another loop check (see pydd::Interrupt). When
-  /// every iteration is short (shortIterations), every kInterruptPeriod-th
-  /// one checks: a volatile load per row made a loop over S.row(i) 8%
-  /// slower, and the rows' own loops check before they run long. When
-  /// every iteration runs a loop over S.row(i), that loop's header counts
-  /// the work instead (see WorkBudget): one test per row for both checks.
   /// A loop over S.row(i) that every iteration of the enclosing loop runs
   /// counts the enclosing loop's work, its row's entries plus
   /// kInterruptRowWork, and checks Ctrl-C when the count reaches
@@ -1349,6 +1341,15 @@ class FunctionEmitter {
     std::string counter;
     const Call* rows = nullptr;  // the row loop that keeps the count
   };
+
+  /// The Ctrl-C check at the top of each iteration of a loop with this body
+  /// (emitted at `depth`, before the loop, is what it needs), or nothing:
+  /// only loops that hold another loop check (see pydd::Interrupt). When
+  /// every iteration is short (shortIterations), every kInterruptPeriod-th
+  /// one checks: a volatile load per row made a loop over S.row(i) 8%
+  /// slower, and the rows' own loops check before they run long. When
+  /// every iteration runs a loop over S.row(i), that loop's header counts
+  /// the work instead (see WorkBudget): one test per row for both checks.
   struct InterruptCheck {
     std::string line;  // empty: no check, or the work budget's
     bool periodic = false;
@@ -1556,15 +1557,15 @@ class FunctionEmitter {
       else if (byRow && InPeriodicCheck && !containsLoop(body))
         header.push_back(longLoopCheck(length + " >= pydd::kInterruptLongLoop"));
       if (byRow && computesOnly(body)) {
-        // The entries are read at negative offsets from the row's end, so
-        // the counter runs up to zero and its increment sets the flags the
-        // loop's branch tests: one compare per entry fewer, which with the
-        // column check made a row of ~10 entries 1.03-1.08x SciPy's S @ x
-        // (bench/sparse.py's row loop; 1.00-1.04x counting to zero, and
-        // pr_nibble 2-4% faster). A body that calls out (changepoint's heap
-        // pushes) ran 3-5% slower so. Unrolling by two did better on long
-        // rows but cost 7% on pr_nibble's short ones, whose odd lengths
-        // took a branch that mispredicts.
+        // The entries are read at negative offsets from the row's end, so the
+        // counter runs up to zero and its increment sets the flags the loop's
+        // branch tests: one compare per entry fewer, which with the column check
+        // made a row of ~10 entries 1.03-1.08x SciPy's S @ x (bench/sparse.py's
+        // row loop; 1.00-1.04x counting to zero, and pr_nibble 0.96-0.995x its
+        // time before). A body that calls out (changepoint's heap pushes) ran
+        // 3-5% slower so. Unrolling by two did better on long rows but cost 7%
+        // on pr_nibble's short ones, whose odd lengths took a branch that
+        // mispredicts.
         std::string cols = temp("cols"), vals = temp("vals");
         header.push_back("const int64_t " + end + " = " + a + ".p[" + r + " + 1];");
         header.push_back("const auto* " + cols + " = " + a + ".c + " + end + ";");
