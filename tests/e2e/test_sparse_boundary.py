@@ -204,6 +204,24 @@ def test_both_index_widths_compute_the_same(k, index):
 
 
 @pytest.mark.parametrize("index", ["int32", "int64"])
+def test_row_loop_in_strips(k, index):
+    # A loop over every row runs in strips of rows (one Ctrl-C check each):
+    # runs of empty rows longer than a strip, short rows, rows longer than a
+    # strip's work alone and rows just under it; every row once, in order.
+    rng = np.random.default_rng(5)
+    lengths = np.concatenate([np.zeros(700, int), rng.integers(0, 20, 500), [5000, 4080, 4079, 1],
+                              np.zeros(300, int), rng.integers(0, 300, 200), [9000], np.zeros(3, int)])
+    n = 9500
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    cols = np.concatenate([np.sort(rng.choice(n, m, replace=False)) for m in lengths])
+    A = sp.csr_matrix((rng.random(indptr[-1]) - 0.5, cols, indptr), shape=(len(lengths), n))
+    if index == "int64":
+        A = with_int64_indices(A)
+    x = rng.random(n)
+    np.testing.assert_allclose(k.row_products(A, x), A @ x, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("index", ["int32", "int64"])
 def test_row_loop_break_and_continue(k, index):
     # Empty rows, rows of one entry and long rows; negative values skipped.
     A = sp.random(60, 50, 0.15, format="csr", random_state=3)

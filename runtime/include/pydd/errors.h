@@ -79,6 +79,27 @@ inline constexpr int64_t kInterruptLongLoop = 4096;
 /// 256th empty row, and before a row of kInterruptLongLoop entries).
 inline constexpr int64_t kInterruptRowWork = 16;
 
+/// The end of a strip of rows [at, end) for a loop over a matrix's rows whose
+/// every iteration walks its own row (row r's entries are indptr[r] to
+/// indptr[r + 1]): the most rows from `at` on, before `stop`, whose work
+/// counted as above is at most kInterruptLongLoop, and always at least one.
+/// Such a loop checks Ctrl-C once per strip and its rows run with no test:
+/// a test per row made a loop over rows of 10 entries 11-17% slower than
+/// none, more than its six instructions a row account for.
+template <class I>
+inline int64_t interrupt_strip_end(const I* indptr, int64_t at, int64_t stop) {
+  constexpr int64_t most_rows = kInterruptLongLoop / kInterruptRowWork;
+  const int64_t first = indptr[at];
+  // The end is in [lo, hi]: the last one whose strip fits, else at + 1.
+  int64_t lo = at + 1, hi = stop - at > most_rows ? at + most_rows : stop;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (int64_t(indptr[mid]) - first + kInterruptRowWork * (mid - at) <= kInterruptLongLoop) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 /// NumPy's wording for an out-of-range index.
 [[noreturn]] inline void throw_index_error(int64_t index, int axis, int64_t size) {
   char msg[128];
