@@ -1349,9 +1349,10 @@ class FunctionEmitter {
   /// kInterruptRowWork, and checks Ctrl-C when the count reaches
   /// kInterruptLongLoop: the periodic check and the long row's check in one
   /// test per row (a loop over rows of 10 entries ran 4% faster).
-  /// When that loop ranges over the matrix's rows and walks row i itself
-  /// (stripsRows), it runs in strips of rows of at most that much work
-  /// instead, checking once per strip, and its rows test nothing.
+  /// When the enclosing loop ranges over the matrix's rows and walks row i
+  /// in iteration i (stripsRows), it runs in strips of rows of at most that
+  /// much work instead (pydd::interrupt_strip_end), checking once per strip,
+  /// and its rows test nothing.
   struct WorkBudget {
     std::string counter;
     const Call* rows = nullptr;  // the row loop that keeps the count

@@ -167,11 +167,12 @@ def test_sparse_seed(seed, tmp_path):
         for layout in ("sorted", "unsorted", "int64"):
             for broadcast in (0, 0, 1, 2):
                 args = _sparse_inputs(rng, density, layout, broadcast)
-                for k in range(4):
-                    want = _outcome(getattr(ref, f"f{k}"), *args)
+                S, v, a = args[0], args[6], args[7]
+                for name, fargs in [(f"f{k}", args) for k in range(4)] + [("g", (S, v, a))]:
+                    want = _outcome(getattr(ref, name), *fargs)
                     for what, mod in mods.items():
-                        got = _outcome(getattr(mod, f"f{k}"), *args)
-                        where = f"seed {seed}, f{k} {what}, density {density}, {layout}, broadcast {broadcast}:\n" \
+                        got = _outcome(getattr(mod, name), *fargs)
+                        where = f"seed {seed}, {name} {what}, density {density}, {layout}, broadcast {broadcast}:\n" \
                                 f"{src.read_text()}"
                         assert got[0] == want[0], f"{where}\n{got} vs {want}"
                         if want[0] == "ok":
