@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from test_sparse import DENSITIES, check, random_csr, unsorted_csr, with_int64_indices
+from test_sparse import DENSITIES, assert_result, check, random_csr, unsorted_csr, with_int64_indices
 
 LAYOUTS = ("sorted32", "unsorted32", "int64")
 
@@ -152,6 +152,32 @@ def test_masked_products(kern, density, layout):
     _, A = matrix(min(0.5, density * 40), layout, m=30, n=20, seed=1, scale=False)
     _, B = matrix(min(0.5, density * 40), layout, m=20, n=25, seed=2, scale=False)
     check(*kern("masked_first"), M, A, B, expect=sp.csr_matrix(M.multiply(A @ B)), rtol=0)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_masked_products_on_threads(build, threads):
+    # Large enough for the rows to be split among threads (pydd's
+    # kParallelElements): the same matrix as SciPy's at one and two threads;
+    # a duplicate column in a late row sends the whole product back to the
+    # two operations as written.
+    import pydd
+    mod = build("sampled", 3)[0]
+    rng = np.random.default_rng(threads)
+    A = graph(rng, 3000, 0.008)
+    assert A.nnz >= 1 << 16
+    M, B = random_csr(rng, 3000, 2500, 0.01, np.float64), random_csr(rng, 3000, 2500, 0.01, np.float64)
+    D = M.copy()
+    row = D.indptr[2900]
+    assert D.indptr[2901] - row >= 2
+    D.indices[row + 1] = D.indices[row]  # a duplicate column in row 2900
+    pydd.set_num_threads(threads)
+    try:
+        assert_result(mod.triangles(A), sp.csr_matrix(sp.csr_matrix(A @ A).multiply(A)), "triangles", 0)
+        assert_result(mod.masked_first(M, A, B),
+                      sp.csr_matrix(M.multiply(A @ B)), "masked_first", 0)
+        assert_result(mod.masked_first(D, A, B), sp.csr_matrix(D.multiply(A @ B)), "masked_first, duplicate", 0)
+    finally:
+        pydd.set_num_threads(0)
 
 
 def test_masked_products_outside_the_fast_path(kern):

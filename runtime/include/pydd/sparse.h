@@ -1298,34 +1298,66 @@ SparseMat<T> masked_spmm(const SparseMat<T>& M, const SparseMat<T>& A, const Spa
     int64_t* ip = indptr.data();
     int64_t* oc = cols.data();
     T* ov = vals.data();
-    // Row i's products are summed into acc[j] for every column, as spmm
-    // sums them, without a test per product: the columns M's row stores
-    // are reset to zero first and are the only ones read. A sum that is
-    // zero, or that no product reached, is no entry (values are finite).
-    std::unique_ptr<int64_t[]> mask(new int64_t[n > 0 ? n : 1]);
-    std::unique_ptr<T[]> acc(new T[n > 0 ? n : 1]);
-    std::fill(mask.get(), mask.get() + n, int64_t{-1});
-    std::fill(acc.get(), acc.get() + n, T(0));
+    // Rows r0..r1. Row i's products are summed into acc[j] for every
+    // column, as spmm sums them, without a test per product: the columns
+    // M's row stores are reset to zero first and are the only ones read. A
+    // sum that is zero, or that no product reached, is no entry (values are
+    // finite). A row keeps at most M's row's entries: they are written from
+    // where M's row starts, with their count in ip[i + 1], and moved
+    // together afterwards, so that rows can run on any thread. False on a
+    // duplicate column in a row of M, or when the scratch arrays cannot be
+    // allocated (a part runs inside an OpenMP region, where nothing may throw).
+    auto part = [&](int64_t r0, int64_t r1) -> bool {
+      std::unique_ptr<int64_t[]> mask(new (std::nothrow) int64_t[n > 0 ? n : 1]);
+      std::unique_ptr<T[]> acc(new (std::nothrow) T[n > 0 ? n : 1]);
+      if (!mask || !acc) return false;
+      std::fill(mask.get(), mask.get() + n, int64_t{-1});
+      std::fill(acc.get(), acc.get() + n, T(0));
+      for (int64_t i = r0; i < r1; ++i) {
+        for (int64_t e = m.p[i]; e < m.p[i + 1]; ++e) {
+          const int64_t j = m.c[e];
+          if (mask[j] == i) return false;  // a duplicate column
+          mask[j] = i, acc[j] = T(0);
+        }
+        for (int64_t ka = a.p[i]; ka < a.p[i + 1]; ++ka) {
+          const T x = a.v[ka];
+          const int64_t l = a.c[ka];
+          for (int64_t kb = b.p[l]; kb < b.p[l + 1]; ++kb)
+            acc[b.c[kb]] = detail::sp_add<T>(acc[b.c[kb]], detail::sp_mul<T>(x, b.v[kb]));  // 0 + p first, as spmm
+        }
+        int64_t w = m.p[i];
+        for (int64_t e = m.p[i]; e < m.p[i + 1]; ++e) {
+          const int64_t j = m.c[e];
+          if (acc[j] == T(0)) continue;
+          const T r = mask_first ? detail::sp_mul<T>(m.v[e], acc[j]) : detail::sp_mul<T>(acc[j], m.v[e]);
+          if (r != T(0)) oc[w] = j, ov[w++] = r;
+        }
+        ip[i + 1] = w - m.p[i];
+      }
+      return true;
+    };
+    // A large product splits its rows among threads (SciPy's is serial);
+    // each row is one thread's, so the result is the same.
+    bool done = true;
+    if (detail::parallel_reduction(a.nnz + m.nnz)) {
+      std::atomic<bool> all{true};
+      parallel_range(0, rows, [&](int64_t r0, int64_t r1) {
+        if (!part(r0, r1)) all.store(false, std::memory_order_relaxed);
+      });
+      done = all.load();
+    } else {
+      done = part(0, rows);
+    }
+    if (!done) return general();  // which raises MemoryError if memory is short
     int64_t w = 0;
     ip[0] = 0;
     for (int64_t i = 0; i < rows; ++i) {
-      for (int64_t e = m.p[i]; e < m.p[i + 1]; ++e) {
-        const int64_t j = m.c[e];
-        if (mask[j] == i) return general();  // a duplicate column
-        mask[j] = i, acc[j] = T(0);
+      const int64_t count = ip[i + 1], from = m.p[i];
+      if (count && w != from) {
+        std::memmove(oc + w, oc + from, sizeof(int64_t) * count);
+        std::memmove(static_cast<void*>(ov + w), ov + from, sizeof(T) * count);
       }
-      for (int64_t ka = a.p[i]; ka < a.p[i + 1]; ++ka) {
-        const T x = a.v[ka];
-        const int64_t l = a.c[ka];
-        for (int64_t kb = b.p[l]; kb < b.p[l + 1]; ++kb)
-          acc[b.c[kb]] = detail::sp_add<T>(acc[b.c[kb]], detail::sp_mul<T>(x, b.v[kb]));  // 0 + p first, as spmm
-      }
-      for (int64_t e = m.p[i]; e < m.p[i + 1]; ++e) {
-        const int64_t j = m.c[e];
-        if (acc[j] == T(0)) continue;
-        const T r = mask_first ? detail::sp_mul<T>(m.v[e], acc[j]) : detail::sp_mul<T>(acc[j], m.v[e]);
-        if (r != T(0)) oc[w] = j, ov[w++] = r;
-      }
+      w += count;
       ip[i + 1] = w;
     }
     return detail::sp_make<T>(rows, n, indptr, cols, vals, w);
