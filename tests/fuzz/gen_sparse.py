@@ -23,15 +23,18 @@ import random
 LEAVES = ["(X @ Y)", "(X @ Z.T)", "W", "w", "a"]
 
 
-def tree(rng, depth):
-    if depth == 0 or rng.random() < 0.25:
-        return rng.choice(LEAVES + [f"{rng.uniform(-2, 2):.3f}"])
-    a, b = tree(rng, depth - 1), tree(rng, depth - 1)
-    form = rng.choice(["+", "-", "*", "/", "maximum", "sqrt", "exp", "neg"])
+def tree(rng, depth, leaves=LEAVES, stop=0.25, forms=("+", "-", "*", "/", "maximum", "sqrt", "exp", "neg"),
+         maximum="maximum"):
+    """A random element-wise expression over `leaves` and literals (an array
+    tree by default; `maximum` names the two-operand maximum)."""
+    if depth == 0 or rng.random() < stop:
+        return rng.choice(leaves + [f"{rng.uniform(-2, 2):.3f}"])
+    a, b = (tree(rng, depth - 1, leaves, stop, forms, maximum) for _ in range(2))
+    form = rng.choice(forms)
     if form == "/":
         return f"({a} / (abs({b}) + 1.0))"
     if form == "maximum":
-        return f"maximum({a}, {b})"
+        return f"{maximum}({a}, {b})"
     if form == "sqrt":
         return f"sqrt(abs({a}))"
     if form == "exp":
@@ -60,19 +63,9 @@ def function(rng, k):
 
 
 def scalar_tree(rng, depth):
-    """An element-wise expression of a row entry: its value x, v[j] at its
-    column, the scalar a and literals."""
-    if depth == 0 or rng.random() < 0.3:
-        return rng.choice(["x", "v[j]", "a", "float64(j)", f"{rng.uniform(-2, 2):.3f}"])
-    a, b = scalar_tree(rng, depth - 1), scalar_tree(rng, depth - 1)
-    form = rng.choice(["+", "-", "*", "/", "max", "sqrt"])
-    if form == "/":
-        return f"({a} / (abs({b}) + 1.0))"
-    if form == "max":
-        return f"max({a}, {b})"
-    if form == "sqrt":
-        return f"sqrt(abs({a}))"
-    return f"({a} {form} {b})"
+    """An expression of a row entry: its value x, v[j] at its column, the
+    scalar a and literals."""
+    return tree(rng, depth, ["x", "v[j]", "a", "float64(j)"], 0.3, ("+", "-", "*", "/", "maximum", "sqrt"), "max")
 
 
 def row_loop(rng):
