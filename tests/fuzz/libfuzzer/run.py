@@ -79,7 +79,10 @@ def main():
             start = time.monotonic()
             proc = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, errors="replace", env=env, cwd=logs)
             elapsed = time.monotonic() - start
-            log = proc.stderr + "".join(p.read_text(errors="replace") for p in sorted(Path(logs).glob("fuzz-*.log")))
+            # With -jobs the parent also copies each finished fuzzer's log to
+            # its stderr: count from the logs alone, or each job counts twice.
+            job_logs = "".join(p.read_text(errors="replace") for p in sorted(Path(logs).glob("fuzz-*.log")))
+            log = job_logs or proc.stderr
     # Each fuzzer prints its count at exit, on a finding and on Ctrl-C too.
     execs = sum(int(n) for n in re.findall(r"stat::number_of_executed_units:\s*(\d+)", log))
     # Interrupted (Ctrl-C to the campaign): libFuzzer's exit status 72; with
