@@ -5,7 +5,8 @@
     /usr/bin/python3 tests/fuzz/libfuzzer/run.py --seconds 3600 -j 2 --background
 
 The seeds are every .pydd file in the repository; the corpus grows in
-<build>/libfuzzer/corpus between runs. Prints the number of executions and
+<build>/libfuzzer/corpus between runs, and a campaign (ten minutes or more)
+first merges it down to the inputs that add coverage. Prints the number of executions and
 exits non-zero on a finding (the crashing input is saved as
 <build>/libfuzzer/crash-*; rerun it with `pydd_fuzz FILE`).
 """
@@ -38,6 +39,34 @@ def lowest_priority():
         pass  # no autogroups (kernel.sched_autogroup_enabled=0): nice is enough
 
 
+def merge_corpus(exe, corpus, flags, env, cwd):
+    """Replaces the corpus with its inputs that add coverage (libFuzzer's
+    -merge=1). -jobs fuzzers write every new or reduced input and delete
+    none: one 135-minute campaign grew it to 19,867 files, which each fuzzer
+    then spent six minutes executing before it fuzzed. The old corpus is
+    replaced only once the merge has succeeded."""
+    merged = corpus.with_name("corpus.merging")
+    shutil.rmtree(merged, ignore_errors=True)
+    merged.mkdir()
+    before = sum(1 for _ in corpus.iterdir())
+    start = time.monotonic()
+    proc = subprocess.run([str(exe), "-merge=1", str(merged), str(corpus)] + flags,
+                          stderr=subprocess.PIPE, text=True, errors="replace", env=env, cwd=cwd)
+    if proc.returncode != 0:
+        shutil.rmtree(merged, ignore_errors=True)
+        print(f"libfuzzer: merging the corpus failed (exit status {proc.returncode}); fuzzing it unmerged")
+        print(proc.stderr[-3000:])
+        return
+    old = corpus.with_name("corpus.old")
+    shutil.rmtree(old, ignore_errors=True)
+    corpus.rename(old)
+    merged.rename(corpus)
+    shutil.rmtree(old)
+    after = sum(1 for _ in corpus.iterdir())
+    print(f"libfuzzer: merged the corpus from {before} to {after} inputs in {time.monotonic() - start:.0f} s",
+          flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=str(ROOT / "build"), help="the main build directory")
@@ -58,9 +87,10 @@ def main():
         for k, p in enumerate(sorted(ROOT.rglob("*.pydd"))):
             if "build" not in p.relative_to(ROOT).parts:
                 shutil.copy(p, Path(seeds, f"{k}_{p.name}"))
-        cmd = [str(exe), str(corpus), seeds, f"-max_total_time={args.seconds}", "-timeout=30",
-               "-rss_limit_mb=2048", "-max_len=16384", "-print_final_stats=1", "-detect_leaks=0",
-               f"-dict={HERE / 'pydd.dict'}", f"-artifact_prefix={work}/"]
+        flags = ["-timeout=30", "-rss_limit_mb=2048", "-max_len=16384", "-detect_leaks=0",
+                 f"-artifact_prefix={work}/"]
+        cmd = [str(exe), str(corpus), seeds, f"-max_total_time={args.seconds}", "-print_final_stats=1",
+               f"-dict={HERE / 'pydd.dict'}"] + flags
         if args.jobs > 1:
             # N whole fuzzers sharing the corpus directory (each adds what
             # it finds and reloads the others' finds), not -fork=N: fork
@@ -76,6 +106,8 @@ def main():
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "quarantine_size_mb=16:malloc_context_size=0")
         with tempfile.TemporaryDirectory() as logs:  # -jobs writes fuzz-<job>.log into the cwd
+            if args.seconds >= 600 and any(corpus.iterdir()):
+                merge_corpus(exe, corpus, flags, env, logs)
             start = time.monotonic()
             proc = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, errors="replace", env=env, cwd=logs)
             elapsed = time.monotonic() - start
