@@ -6,8 +6,8 @@
 
 The seeds are every .pydd file in the repository; the corpus grows in
 <build>/libfuzzer/corpus between runs, and a campaign (ten minutes or more)
-first merges it down to the inputs that add coverage. Prints the number of executions and
-exits non-zero on a finding (the crashing input is saved as
+first merges it down to the inputs that add coverage. Prints the number of
+executions and exits non-zero on a finding (the crashing input is saved as
 <build>/libfuzzer/crash-*; rerun it with `pydd_fuzz FILE`).
 """
 
