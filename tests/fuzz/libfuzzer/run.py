@@ -74,6 +74,8 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=1)
     ap.add_argument("--background", action="store_true",
                     help="run at the lowest priority, yielding the cores to anything else")
+    ap.add_argument("--no-merge", action="store_true",
+                    help="fuzz the corpus as it is (one the previous campaign merged)")
     args = ap.parse_args()
     if args.background:
         lowest_priority()
@@ -106,7 +108,7 @@ def main():
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "quarantine_size_mb=16:malloc_context_size=0")
         with tempfile.TemporaryDirectory() as logs:  # -jobs writes fuzz-<job>.log into the cwd
-            if args.seconds >= 600 and any(corpus.iterdir()):
+            if args.seconds >= 600 and not args.no_merge and any(corpus.iterdir()):
                 merge_corpus(exe, corpus, flags, env, logs)
             start = time.monotonic()
             proc = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, errors="replace", env=env, cwd=logs)
