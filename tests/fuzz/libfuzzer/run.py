@@ -23,6 +23,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
+# What an input may take, fuzzing and merging alike.
+LIMITS = ["-timeout=30", "-rss_limit_mb=2048", "-max_len=16384", "-detect_leaks=0"]
 
 
 def lowest_priority():
@@ -89,8 +91,7 @@ def main():
         for k, p in enumerate(sorted(ROOT.rglob("*.pydd"))):
             if "build" not in p.relative_to(ROOT).parts:
                 shutil.copy(p, Path(seeds, f"{k}_{p.name}"))
-        flags = ["-timeout=30", "-rss_limit_mb=2048", "-max_len=16384", "-detect_leaks=0",
-                 f"-artifact_prefix={work}/"]
+        flags = LIMITS + [f"-artifact_prefix={work}/"]
         cmd = [str(exe), str(corpus), seeds, f"-max_total_time={args.seconds}", "-print_final_stats=1",
                f"-dict={HERE / 'pydd.dict'}"] + flags
         if args.jobs > 1:

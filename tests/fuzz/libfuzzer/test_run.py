@@ -14,7 +14,7 @@ import run  # noqa: E402
 BUILD = Path(os.environ.get("PYDD_BUILD_DIR", HERE.parents[2] / "build"))
 EXE = BUILD / "libfuzzer" / "pydd_fuzz"
 SEEDS = sorted((HERE.parents[2] / "examples").glob("*.pydd"))[:4]
-FLAGS = ["-timeout=30", "-rss_limit_mb=2048", "-max_len=16384", "-detect_leaks=0"]
+FLAGS = run.LIMITS
 
 
 def corpus_with_copies(tmp_path):
