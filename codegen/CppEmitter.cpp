@@ -250,7 +250,10 @@ class FunctionEmitter {
           // std::complex's * follows C99 Annex G; Python and NumPy multiply plainly.
           if (b.type.isComplex()) return "pydd::complex_mul(" + l + ", " + r + ")";
           return t + "(" + l + " * " + r + ")";
-        case BinaryOp::Div: return "pydd::truediv(" + l + ", " + r + ")";
+        case BinaryOp::Div:
+          if (!ZeroDivisorFlag.empty() && b.type.isFloat())
+            return "pydd::truediv_deferred(" + l + ", " + r + ", " + ZeroDivisorFlag + ")";
+          return "pydd::truediv(" + l + ", " + r + ")";
         case BinaryOp::FloorDiv: return "pydd::floordiv(" + l + ", " + r + ")";
         case BinaryOp::Mod: return "pydd::mod(" + l + ", " + r + ")";
         case BinaryOp::Pow: return "pydd::power(" + l + ", " + r + ")";
@@ -1015,6 +1018,7 @@ class FunctionEmitter {
   }
 
   void forLoop(const For& f, int depth) {
+    if (f.defersDivisionChecks && DeferringLoop != &f) return deferredDivisionLoop(f, depth);
     if (f.independent && independentLoop(f, depth)) return;
     if (!f.foldsInto.empty() && foldLoop(f, depth)) return;
     const ParallelLoopPlan* plan = nullptr;
@@ -1137,6 +1141,21 @@ class FunctionEmitter {
     block(*f.body, depth + 2 + strip);
     line(depth + 1 + strip, "}");
     if (strip) line(depth + 1, "}");
+    line(depth, "}");
+  }
+
+  /// A loop marked For::defersDivisionChecks: its float divisions record a
+  /// zero divisor in a flag, which is tested once the loop ends.
+  void deferredDivisionLoop(const For& f, int depth) {
+    const std::string flag = temp("zero_divisor");
+    line(depth, "{");
+    line(depth + 1, "int64_t " + flag + " = 0;");
+    const For* savedLoop = std::exchange(DeferringLoop, &f);
+    std::string savedFlag = std::exchange(ZeroDivisorFlag, flag);
+    forLoop(f, depth + 1);
+    DeferringLoop = savedLoop;
+    ZeroDivisorFlag = std::move(savedFlag);
+    line(depth + 1, "if (__builtin_expect(" + flag + " != 0, 0)) pydd::throw_zero_division();");
     line(depth, "}");
   }
 
@@ -1727,6 +1746,8 @@ class FunctionEmitter {
   bool InGuardedNest = false;        // ... whose exceptions are caught (a window of a fused sum): checks
   std::pair<std::string, std::string> RangeOverride;  // the next range loop's bounds, when set
   const For* SerialFold = nullptr;                     // the fold loop being emitted inline (foldLoop)
+  const For* DeferringLoop = nullptr;  // the loop marked defersDivisionChecks being emitted
+  std::string ZeroDivisorFlag;         // ... and its flag, which its float divisions set
   std::map<std::string, std::string> VarNames;
   /// The error slots (FirstError*) of the enclosing finish blocks, the
   /// function's implicit one first: an async's task reports to the last.

@@ -163,6 +163,7 @@ StmtPtr cloneStmt(const Stmt& s) {
       n->foldIdentity = f.foldIdentity;
       n->testsFirst = f.testsFirst;
       n->storesFresh = f.storesFresh;
+      n->defersDivisionChecks = f.defersDivisionChecks;
       n->body = blockOrNull(f.body);
       return n;
     }

@@ -296,6 +296,12 @@ struct For : Stmt {
   /// element first, and the costly one only where it is needed (a chunk's
   /// indices kept without a branch, as with testsFirst). A hint.
   bool storesFresh = false;
+  /// Set by deferDivisionChecks on an innermost range loop whose only
+  /// possible error is a float division by zero and whose iterations after
+  /// that error change nothing a caller can see: code generation may record
+  /// zero divisors in a flag and raise ZeroDivisionError after the loop, so
+  /// that the loop has no exit and vectorizes. A hint.
+  bool defersDivisionChecks = false;
   BlockPtr body;
 };
 struct Return : Stmt {

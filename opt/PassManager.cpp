@@ -10,6 +10,7 @@
 #include "opt/AllocHoist.h"
 #include "opt/ConstantFold.h"
 #include "opt/DCE.h"
+#include "opt/DeferDivisionChecks.h"
 #include "opt/FilterLoops.h"
 #include "opt/ForwardSubst.h"
 #include "opt/Fuse.h"
@@ -71,6 +72,9 @@ const std::vector<PassInfo>& registry() {
       // LICM hoisted; it copies the loops around them.
       {"promote", "short array accumulators kept in registers", 2, promoteAccumulators},
       {"dce", "dead code elimination", 1, eliminateDeadCode},
+      // Last: it marks loops as they will be emitted (no pass moves code
+      // into or out of them afterwards).
+      {"divcheck", "float division checks tested after the loop", 2, deferDivisionChecks},
   };
   return passes;
 }

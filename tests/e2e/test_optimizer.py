@@ -457,3 +457,22 @@ def test_overwritten_zeros(build, opt):
             same(comp.partly_overwritten, ref.partly_overwritten, x, skip)
         if n:
             same(comp.shrunk_list, ref.shrunk_list, list(x))
+
+
+def test_division_checks_after_the_loop(build, opt):
+    """Loops whose only error is a float division by zero test the divisors
+    as they go and raise after the loop (divcheck): Python's error where a
+    divisor is zero, its values where none is."""
+    comp, ref = build("optimizer", opt)
+    for n, d in ((0, 4.0), (1, 1.0), (10, 0.5), (10, 4.0), (10, 100.0), (1000, 2.0), (1000, 961.0), (1000, -0.0)):
+        same(comp.inverse_squares, ref.inverse_squares, n, d)
+    for n, z, stop in ((10, 5, 100.0), (10, 5, -10.0), (10, 0, 0.0), (10, 20, 0.0), (0, 0, 0.0), (100, 99, 1e9)):
+        same(comp.inverse_until, ref.inverse_until, n, z, stop)
+    for n, z in ((0, 0), (10, 0), (10, 5), (10, 9), (100, 50)):
+        same(comp.inverse_where_nonzero, ref.inverse_where_nonzero, n, z)
+    # float32: NumPy's scalars give inf where pydd's `/` raises, as Python's.
+    for n, d in ((10, 0.5), (1000, 2.0)):
+        same(comp.inverse_squares_f32, ref.inverse_squares_f32, n, np.float32(d))
+    with pytest.raises(ZeroDivisionError, match="division by zero"):
+        comp.inverse_squares_f32(1000, np.float32(961.0))
+    assert comp.inverse_squares(10, 0.5) == ref.inverse_squares(10, 0.5)  # still usable after the error

@@ -571,7 +571,8 @@ class FuncGen:
             self.f.writes = True
         args = self.call_args(g)
         bound = RET_BOUND if g.ret_finite or kind(g.ret) == "int" else INF
-        return E(f"{g.name}({', '.join(args)})", g.ret, bound, finite=g.ret_finite, pure=False)
+        # An integer result is always bounded (RET_BOUND), whatever ret_finite says of floats.
+        return E(f"{g.name}({', '.join(args)})", g.ret, bound, finite=g.ret_finite or kind(g.ret) == "int", pure=False)
 
     def gen(self, want, depth=3, finite=True, calls=True):
         """An expression of kind want ('int', 'float', 'num', 'bool')."""
@@ -985,13 +986,13 @@ class FuncGen:
     def after_assign(self, v):
         v.safe_for = []
 
-    def stmt_aug(self):
+    def stmt_aug(self, v=None, op=None):
         vs = [v for v in self.assignable() if v.ty != "bool"]
         if not vs:
             return self.stmt_assign()
-        v = self.r.choice(vs)
-        op = self.r.choice(("+=", "-=", "*=", "//=", "%=", "/=") if kind(v.ty) == "float"
-                           else ("+=", "-=", "*=", "//=", "%="))
+        v = v or self.r.choice(vs)
+        op = op or self.r.choice(("+=", "-=", "*=", "//=", "%=", "/=") if kind(v.ty) == "float"
+                                 else ("+=", "-=", "*=", "//=", "%="))
         if op in ("//=", "%=", "/="):
             d, dmin = self.divisor(kind(v.ty) if self.chance(0.7) else "int", 2, True, E(v.name, v.ty, v.bound))
             d = self.strong(d, v.ty)
@@ -1272,6 +1273,53 @@ class FuncGen:
             reuse.bound = max(reuse.bound, bound)
             self.after_assign(reuse)
 
+    def stmt_divloop(self, depth):
+        """A range loop that only updates scalars and divides floats by values
+        that may be zero, maybe under an `if` or before a `break`: the loops
+        whose division checks code generation tests after the loop
+        (opt/DeferDivisionChecks.h). ZeroDivisionError must come out of it
+        exactly where Python raises it, and the values where it does not."""
+        floats = [v for v in self.assignable() if kind(v.ty) == "float"]
+        if not floats:
+            return self.stmt_for(depth)
+        name = self.fresh("i")
+        hi = self.small_int()
+        trips = max(hi.bound, 1)
+        self.emit(f"for {name} in range({hi.code}):")
+        self.indent += 1
+        self.scopes.append({name: Var(name, "int64", trips, assignable=False)})
+        saved = self.mult
+        self.mult *= trips
+        self.loop_depth += 1
+        with self.restricted(calls=False):
+            for _ in range(self.r.randint(1, 3)):
+                c = self.r.random()
+                if c < 0.75:
+                    guarded = c > 0.5
+                    if guarded:
+                        self.emit(f"if {self.gen_cond(1).code}:")
+                        self.indent += 1
+                    v = self.r.choice(floats)
+                    if self.chance(0.4):
+                        # zero in exactly one iteration (or none): |divisor| >= 1 otherwise
+                        self.emit(f"{v.name} /= {v.ty}({name} - {self.r.randint(0, trips + 1)})")
+                        self.after_assign(v)
+                    else:
+                        self.stmt_aug(v, "/=")
+                    if guarded:
+                        self.indent -= 1
+                elif c < 0.9:
+                    self.stmt_assign()
+                else:
+                    self.emit(f"if {self.gen_cond(1).code}:")
+                    self.indent += 1
+                    self.emit(self.r.choice(("break", "continue")))
+                    self.indent -= 1
+        self.loop_depth -= 1
+        self.mult = saved
+        self.scopes.pop()
+        self.indent -= 1
+
     def loop_body_noscope(self, depth, trips):
         saved = self.mult
         self.mult *= max(trips, 1)
@@ -1425,7 +1473,7 @@ class FuncGen:
         opts = [("assign", 10), ("aug", 7), ("tuple", 2), ("chain", 1), ("store", 7), ("local", 3),
                 ("call", 3), ("print", 1)]
         if depth < 3 and self.mult < 200:
-            opts += [("if", 6), ("for", 4), ("while", 2), ("foreach", 2)]
+            opts += [("if", 6), ("for", 4), ("while", 2), ("foreach", 2), ("divloop", 2)]
             if self.pfor is None and self.arrays_of(lambda a: a.ndim == 1):
                 opts += [("pfor", 1)]
         elif depth < 4:
@@ -1461,6 +1509,8 @@ class FuncGen:
             self.stmt_while(depth)
         elif choice == "foreach":
             self.stmt_foreach(depth)
+        elif choice == "divloop":
+            self.stmt_divloop(depth)
         elif choice == "pfor":
             self.stmt_pfor()
         elif choice == "arrassign":

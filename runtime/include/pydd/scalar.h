@@ -113,11 +113,29 @@ T mod(T a, T b) {
   }
 }
 
+/// Python's ZeroDivisionError for `/`, out of line: a loop that divides
+/// keeps one compare and branch.
+[[noreturn]] __attribute__((noinline, cold)) inline void throw_zero_division() {
+  throw Error(ErrorKind::ZeroDivisionError, "division by zero");
+}
+
 /// Python's `a / b` on floats (the compiler converts int operands first).
 template <class T>
 T truediv(T a, T b) {
   static_assert(std::is_floating_point_v<T>, "truediv needs float operands");
-  if (b == 0) throw Error(ErrorKind::ZeroDivisionError, "division by zero");
+  if (b == 0) throw_zero_division();
+  return a / b;
+}
+
+/// `a / b` in a loop marked For::defersDivisionChecks
+/// (opt/DeferDivisionChecks.h): a zero divisor is recorded in `zero`, which
+/// the loop tests when it ends, and the quotient is IEEE's (an infinity or
+/// nan). An integer flag and no branch, so g++ vectorizes the loop (a bool
+/// flag kept it scalar).
+template <class T>
+T truediv_deferred(T a, T b, int64_t& zero) {
+  static_assert(std::is_floating_point_v<T>, "truediv_deferred needs float operands");
+  zero |= int64_t(b == 0);
   return a / b;
 }
 
