@@ -19,8 +19,9 @@
 // When it is safe: nothing the iterations after the first zero divisor do
 // can be seen, so raising after the loop is raising at that division.
 //   - The loop is a serial range loop (not a pfor, not a loop fusion made
-//     to run on threads) whose header divides nothing (its bounds are
-//     evaluated once, before any iteration).
+//     to run on threads) whose header divides nothing: a zero divisor in
+//     its bounds must raise before the first iteration, and code
+//     generation emits the header with the loop's flag in effect.
 //   - Its body runs no loop (so no Ctrl-C check runs inside it), returns
 //     nothing, and contains only assignments of scalar variables, `if`s,
 //     `break`, `continue` and `pass`: no element store, no call with
