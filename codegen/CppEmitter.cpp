@@ -1018,7 +1018,8 @@ class FunctionEmitter {
   }
 
   void forLoop(const For& f, int depth) {
-    if (f.defersDivisionChecks && DeferringLoop != &f) return deferredDivisionLoop(f, depth);
+    // The loop itself, inside its flag's scope (a marked loop runs no loop).
+    if (f.defersDivisionChecks && ZeroDivisorFlag.empty()) return deferredDivisionLoop(f, depth);
     if (f.independent && independentLoop(f, depth)) return;
     if (!f.foldsInto.empty() && foldLoop(f, depth)) return;
     const ParallelLoopPlan* plan = nullptr;
@@ -1150,11 +1151,9 @@ class FunctionEmitter {
     const std::string flag = temp("zero_divisor");
     line(depth, "{");
     line(depth + 1, "int64_t " + flag + " = 0;");
-    const For* savedLoop = std::exchange(DeferringLoop, &f);
-    std::string savedFlag = std::exchange(ZeroDivisorFlag, flag);
+    ZeroDivisorFlag = flag;
     forLoop(f, depth + 1);
-    DeferringLoop = savedLoop;
-    ZeroDivisorFlag = std::move(savedFlag);
+    ZeroDivisorFlag.clear();
     line(depth + 1, "if (__builtin_expect(" + flag + " != 0, 0)) pydd::throw_zero_division();");
     line(depth, "}");
   }
@@ -1746,8 +1745,7 @@ class FunctionEmitter {
   bool InGuardedNest = false;        // ... whose exceptions are caught (a window of a fused sum): checks
   std::pair<std::string, std::string> RangeOverride;  // the next range loop's bounds, when set
   const For* SerialFold = nullptr;                     // the fold loop being emitted inline (foldLoop)
-  const For* DeferringLoop = nullptr;  // the loop marked defersDivisionChecks being emitted
-  std::string ZeroDivisorFlag;         // ... and its flag, which its float divisions set
+  std::string ZeroDivisorFlag;  // of the defersDivisionChecks loop being emitted: its float divisions set it
   std::map<std::string, std::string> VarNames;
   /// The error slots (FirstError*) of the enclosing finish blocks, the
   /// function's implicit one first: an async's task reports to the last.
