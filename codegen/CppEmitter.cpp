@@ -526,15 +526,7 @@ class FunctionEmitter {
         line(depth, "}");
         return;
       }
-      case StmtKind::While: {
-        auto& w = static_cast<const While&>(s);
-        line(depth, "while (" + expr(*w.cond) + ") {");
-        // In a parallel nest only where its exceptions are caught.
-        if (Opts.interruptChecks && (!InIndependentLoop || InGuardedNest)) line(depth + 1, "pydd::check_interrupt();");
-        block(*w.body, depth + 1);
-        line(depth, "}");
-        return;
-      }
+      case StmtKind::While: return whileLoop(static_cast<const While&>(s), depth);
       case StmtKind::For: return forLoop(static_cast<const For&>(s), depth);
       case StmtKind::Return: {
         auto& r = static_cast<const Return&>(s);
@@ -556,6 +548,52 @@ class FunctionEmitter {
         return;
       }
     }
+  }
+
+  void whileLoop(const While& w, int depth) {
+    const bool scan = !w.scanIndex.empty();
+    auto emit = [&](int d) {
+      line(d, "while (" + expr(*w.cond) + ") {");
+      // A scan (While::scanIndex) ends like a counted loop and is not
+      // checked either. Elsewhere only where its exceptions are caught in
+      // a parallel nest.
+      if (!scan && Opts.interruptChecks && (!InIndependentLoop || InGuardedNest))
+        line(d + 1, "pydd::check_interrupt();");
+      block(*w.body, d + 1);
+      line(d, "}");
+    };
+    // An ascending scan's index that is non-negative at entry stays so:
+    // that copy reads elements at it without wrapping.
+    if (scan && w.scanStep > 0 && !Opts.boundsCheck && !NonNeg.count(w.scanIndex) && indexesBy(w, w.scanIndex)) {
+      line(depth, "if (" + var(w.scanIndex) + " >= 0) {");
+      NonNeg.insert(w.scanIndex);
+      emit(depth + 1);
+      NonNeg.erase(w.scanIndex);
+      line(depth, "} else {");
+      emit(depth + 1);
+      line(depth, "}");
+      return;
+    }
+    emit(depth);
+  }
+
+  /// Whether an array element read or store in `w` has `name` as an index.
+  static bool indexesBy(const While& w, const std::string& name) {
+    bool found = false;
+    std::function<void(const Expr&)> onExpr = [&](const Expr& e) {
+      if (auto* x = dyn_cast<Index>(&e); x && x->base->type.isArray())
+        for (auto& i : x->indices)
+          if (auto* v = dyn_cast<VarRef>(i.get()); v && v->name == name) found = true;
+      forEachChild(e, onExpr);
+    };
+    onExpr(*w.cond);
+    std::function<void(const Stmt&)> onStmt = [&](const Stmt& s) {
+      forEachPart(s, onExpr, [&](const Block& inner) {
+        for (auto& c : inner.stmts) onStmt(*c);
+      });
+    };
+    onStmt(*w.body);
+    return found;
   }
 
   /// OpenMP tasks: `async` is a task that copies what it captures, `finish`

@@ -144,6 +144,8 @@ StmtPtr cloneStmt(const Stmt& s) {
       auto n = std::make_unique<While>(s.loc);
       n->cond = cloneExpr(*w.cond);
       n->body = blockOrNull(w.body);
+      n->scanIndex = w.scanIndex;
+      n->scanStep = w.scanStep;
       return n;
     }
     case StmtKind::For: {

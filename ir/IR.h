@@ -250,6 +250,17 @@ struct While : Stmt {
   explicit While(SourceLoc l) : Stmt(StmtKind::While, l) {}
   ExprPtr cond;
   BlockPtr body;
+  /// Set by markScanLoops on a scan: an innermost loop whose body steps
+  /// the int64 variable `scanIndex` by the literal `scanStep` on every
+  /// iteration and whose condition, whenever it holds, has read an element
+  /// of an array at that index. It runs at most about 2 * extent / |step|
+  /// times before that read would leave the array, like a counted loop,
+  /// so code generation checks no Ctrl-C inside it; with a positive step
+  /// and an index non-negative at entry it stays non-negative, so code
+  /// generation may run a copy that reads without wrapping negative
+  /// indices. A hint: the source form (the printer) shows a plain `while`.
+  std::string scanIndex;
+  int64_t scanStep = 0;
 };
 
 /// `for var in range(start, stop, step)` or `for var in array` (1-D).

@@ -15,6 +15,7 @@
 #include "opt/ForwardSubst.h"
 #include "opt/Fuse.h"
 #include "opt/SampledFusion.h"
+#include "opt/ScanLoops.h"
 #include "opt/SparseLayout.h"
 #include "opt/LICM.h"
 #include "opt/MergeLoops.h"
@@ -72,9 +73,10 @@ const std::vector<PassInfo>& registry() {
       // LICM hoisted; it copies the loops around them.
       {"promote", "short array accumulators kept in registers", 2, promoteAccumulators},
       {"dce", "dead code elimination", 1, eliminateDeadCode},
-      // Last: it marks loops as they will be emitted (no pass moves code
+      // Last: these mark loops as they will be emitted (no pass moves code
       // into or out of them afterwards).
       {"divcheck", "float division checks tested after the loop", 2, deferDivisionChecks},
+      {"scan", "while loops that step an index through an array", 2, markScanLoops},
   };
   return passes;
 }

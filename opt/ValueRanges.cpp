@@ -31,7 +31,17 @@ std::set<std::string> nonNegativeVars(const Function& f) {
     std::map<std::string, std::vector<bool>> sparseTuples;  // loop variable -> its index parts
     std::vector<std::pair<std::string, std::string>> unpacked;  // (index variable, tuple variable)
     std::vector<std::pair<std::string, const Expr*>> copies;    // `x = e`
+    std::set<const Stmt*> scanSteps;  // `i = i + k` stepping an ascending scan's index
     void visit(const Stmt& s) override {
+      if (auto* w = dyn_cast<While>(&s); w && w->scanStep > 0) {
+        for (auto& st : w->body->stmts)
+          if (auto* a = dyn_cast<Assign>(st.get()); a && a->targets.size() == 1)
+            if (auto* v = dyn_cast<VarRef>(a->targets[0].get()); v && v->name == w->scanIndex) scanSteps.insert(a);
+      } else if (scanSteps.count(&s)) {
+        // A scan's index that was non-negative at entry stays so
+        // (opt/ScanLoops.h): this step adds no negative value.
+        return;
+      }
       if (auto* loop = dyn_cast<For>(&s)) {
         auto* start = dyn_cast<IntLit>(loop->start.get());
         auto* step = dyn_cast<IntLit>(loop->step.get());

@@ -13,7 +13,9 @@ namespace pydd {
 /// positive literal step, the row or column part of a tuple that a
 /// sparse iteration (`S.row(i)`, `S.nonzeros()`) yields, unpacked, or an
 /// assignment of a non-negative expression (`nb = j`, the copies that
-/// filtered loops and fusion make); parameters are never in the set.
+/// filtered loops and fusion make), or the step of an ascending scan
+/// (While::scanIndex: `j += 1` keeps j non-negative); parameters are never
+/// in the set.
 /// Element indices by them need no negative-index wrap, and a fused
 /// loop's test that a folded index is in range needs no lower bound.
 std::set<std::string> nonNegativeVars(const Function& f);

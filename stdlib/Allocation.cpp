@@ -298,7 +298,7 @@ void addAllocationFunctions(std::vector<LibraryFunction>& out) {
   for (LibraryFunction q : {entry("shape", C::Query, {"a", "axis"}, 1, "numpy.shape", shapeType, emitShape),
                             entry("ndim", C::Query, {"a"}, 1, "numpy.ndim", arrayQueryType, emitNdim),
                             entry("size", C::Query, {"a"}, 1, "numpy.size", arrayQueryType, emitSize)}) {
-    q.raisesOnlyOnAxis = true;
+    q.raisesOnlyOnAxis = q.readsHeaderOnly = true;
     out.push_back(std::move(q));
   }
   // Whether two arrays' memory may overlap (their address ranges meet), as
@@ -308,6 +308,7 @@ void addAllocationFunctions(std::vector<LibraryFunction>& out) {
                                   return "pydd::detail::may_overlap(" + args[0] + ", " + args[1] + ")";
                                 });
   share.raisesOnlyOnAxis = true;  // of its two arrays, neither is an axis: it never raises
+  share.readsHeaderOnly = true;
   out.push_back(std::move(share));
   out.push_back(entry("dtype", C::Query, {"a"}, 1, "numpy.ndarray.dtype", dtypeType, emitDtype));
   // Broadcasting as values: NumPy's broadcast_to (a read-only view with

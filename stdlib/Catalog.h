@@ -146,6 +146,11 @@ struct LibraryFunction {
   /// Other calls may raise (shapes that do not broadcast, empty reductions,
   /// missing keys...).
   bool raisesOnlyOnAxis = false;
+  /// Answers from a value's header alone (its shape, length or address) in
+  /// constant time, reading no element: a loop that calls it on every
+  /// iteration does no more work per iteration for bigger data (a scan's
+  /// `i < len(a)`, opt/ScanLoops.h).
+  bool readsHeaderOnly = false;
   /// A function that returns a new array of the shape its arguments give,
   /// and what its elements start as (the allocation pass reuses one such
   /// array across a loop's iterations and refills it): uninitialized

@@ -179,6 +179,7 @@ std::string emitTime(const Call&, llvm::ArrayRef<std::string>) { return "pydd::w
 void addContainerFunctions(std::vector<LibraryFunction>& out) {
   using C = LibraryCategory;
   out.push_back(entry("len", C::Query, {"a"}, 1, "len", lenType, emitLen));
+  out.back().readsHeaderOnly = true;
   out.push_back(entry("contains", C::Query, {"container", "x"}, 2, "x in container", containsType, emitContains));
   auto method = [&](LibraryFunction f, uint32_t writes) {
     f.methodOnly = true;

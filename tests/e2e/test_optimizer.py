@@ -476,3 +476,25 @@ def test_division_checks_after_the_loop(build, opt):
     with pytest.raises(ZeroDivisionError, match="division by zero"):
         comp.inverse_squares_f32(1000, np.float32(961.0))
     assert comp.inverse_squares(10, 0.5) == ref.inverse_squares(10, 0.5)  # still usable after the error
+
+
+def test_scan_loops(build, opt):
+    """While loops that step an index through an array (scan) run with no
+    Ctrl-C check and, from a non-negative index, without wrapping it:
+    Python's results from every start, negative ones (which wrap) included,
+    and with the index running off the low end into a[-1]."""
+    comp, ref = build("optimizer", opt)
+    a = np.array([0.5, 0.1, 0.9, 0.3, 0.7, 0.2, 0.8])
+    for i, j, pivot in ((0, 6, 0.6), (-7, 6, 0.6), (-3, -1, 0.75), (2, 4, 0.15), (0, 6, 0.9), (5, 3, 0.3)):
+        same(comp.partition_scans, ref.partition_scans, a, i, j, pivot)
+    # j runs from 3 down past 0 to -1, where a[-1] = 0.05 stops it.
+    b = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.05])
+    assert comp.partition_scans(b, 0, 3, 0.5) == ref.partition_scans(b, 0, 3, 0.5) == (0, -1)
+    A = np.arange(24.0).reshape(3, 8) - 10.0
+    for r, start, x, most in ((0, 0, 100.0, 100), (1, 1, -4.0, 100), (2, -8, 100.0, 3), (0, -3, 0.0, 100), (2, 0, -100.0, 1)):
+        same(comp.negate_below, ref.negate_below, A, r, start, x, most)
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 10, 1000):
+        for data in (rng.random(n), np.repeat(rng.random(3), n), np.arange(n, 0, -1.0)):
+            same(comp.quicksort, ref.quicksort, data, 0, n - 1)
+        same(comp.quicksort, ref.quicksort, rng.random(n), -n, -1)  # negative bounds wrap

@@ -1320,6 +1320,51 @@ class FuncGen:
         self.scopes.pop()
         self.indent -= 1
 
+    def stmt_scan(self, depth):
+        """A while loop that steps an index by a literal and reads the element
+        there in its condition (opt/ScanLoops.h): up or down the last axis,
+        from a start that may be negative (the copy that wraps), the read
+        beside a bound that keeps it in range or, with a step of 1, before
+        it; a body of simple statements, maybe a `break`, and the step."""
+        arrs = self.arrays_of()
+        if not arrs:
+            return self.stmt_while(depth)
+        a = self.r.choice(arrs)
+        dim = a.ndim - 1
+        ext = self.extent(a, dim)
+        name = self.fresh("s")
+        self.emit(f"{name} = {self.index(a, dim)}")
+        step = self.r.choice((1, 1, 1, 2, 3))
+        up = self.chance(0.6)
+        bound = f"{name} < {par(ext, PREC_ADD)} - 1" if up else f"{name} > -{par(ext, PREC_UNARY)}"
+        lead = ", ".join(self.index(a, d) for d in range(dim))
+        x = E(f"{a.name}[{lead + ', ' if lead else ''}{name}]", a.elem, ELEM_BOUND)
+        y = self.gen_num("num", 1, False)
+        x, y = self.strong(x, y.ty), self.strong(y, x.ty)
+        read = f"{par(x, PREC_CMP + 1)} {self.r.choice(CMP_OPS)} {par(y, PREC_CMP + 1)}"
+        cond = f"{read} and {bound}" if step == 1 and self.chance(0.3) else f"{bound} and {read}"
+        self.emit(f"while {cond}:")
+        self.indent += 1
+        trips = 2 * ext.bound // step + 1
+        self.scopes.append({})
+        saved = self.mult
+        self.mult *= trips
+        self.loop_depth += 1
+        with self.restricted(calls=False):
+            for _ in range(self.r.randint(0, 2)):
+                self.simple_statement()
+            if self.chance(0.3):
+                self.emit(f"if {self.gen_cond(1).code}:")
+                self.indent += 1
+                self.emit("break")
+                self.indent -= 1
+        self.loop_depth -= 1
+        self.mult = saved
+        self.scopes.pop()
+        self.emit(f"{name} {'+' if up else '-'}= {step}")
+        self.indent -= 1
+        self.declare(Var(name, "int64", ext.bound + step, assignable=False))
+
     def loop_body_noscope(self, depth, trips):
         saved = self.mult
         self.mult *= max(trips, 1)
@@ -1473,7 +1518,7 @@ class FuncGen:
         opts = [("assign", 10), ("aug", 7), ("tuple", 2), ("chain", 1), ("store", 7), ("local", 3),
                 ("call", 3), ("print", 1)]
         if depth < 3 and self.mult < 200:
-            opts += [("if", 6), ("for", 4), ("while", 2), ("foreach", 2), ("divloop", 2)]
+            opts += [("if", 6), ("for", 4), ("while", 2), ("foreach", 2), ("divloop", 2), ("scan", 2)]
             if self.pfor is None and self.arrays_of(lambda a: a.ndim == 1):
                 opts += [("pfor", 1)]
         elif depth < 4:
@@ -1511,6 +1556,8 @@ class FuncGen:
             self.stmt_foreach(depth)
         elif choice == "divloop":
             self.stmt_divloop(depth)
+        elif choice == "scan":
+            self.stmt_scan(depth)
         elif choice == "pfor":
             self.stmt_pfor()
         elif choice == "arrassign":

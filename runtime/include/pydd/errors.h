@@ -45,7 +45,8 @@ class Error : public std::exception {
 /// handler); the kernel checks it at the back edge of every loop that holds
 /// another loop and of every while loop, and throws KeyboardInterrupt.
 /// Innermost counted loops are not checked: they always end, and a check
-/// there would stop them from being vectorized. Default visibility makes
+/// there would stop them from being vectorized. Nor are while loops that
+/// step an index through an array (opt/ScanLoops.h), bounded the same way. Default visibility makes
 /// `requested` one object shared by every module and libpydd_python (a
 /// unique symbol), whatever -fvisibility they are built with.
 ///
