@@ -5,6 +5,7 @@
 
 #include "ir/Visitor.h"
 #include "opt/Effects.h"
+#include "opt/Loops.h"
 #include "stdlib/Catalog.h"
 
 namespace pydd {
@@ -114,23 +115,16 @@ bool defersDivisions(const For& loop, bool boundsCheck) {
   return check.block(*loop.body) && check.divides();
 }
 
-void markLoops(Block& b, PassContext& ctx) {
-  for (auto& s : b.stmts) {
-    if (auto* loop = dyn_cast<For>(s.get()); loop && defersDivisions(*loop, ctx.options.boundsCheck)) {
-      loop->defersDivisionChecks = true;
-      ++ctx.stats["divcheck: loops that test divisors after the loop"];
-      continue;  // its body runs no loop
-    }
-    if (auto* nested = dyn_cast<Block>(s.get())) {
-      markLoops(*nested, ctx);
-      continue;
-    }
-    forEachPart(*s, [](ExprPtr&) {}, [&](Block& inner) { markLoops(inner, ctx); });
-  }
-}
-
 }  // namespace
 
-void deferDivisionChecks(Function& f, PassContext& context) { markLoops(*f.body, context); }
+void deferDivisionChecks(Function& f, PassContext& context) {
+  markOutermost(*f.body, [&](Stmt& s) {
+    auto* loop = dyn_cast<For>(&s);
+    if (!loop || !defersDivisions(*loop, context.options.boundsCheck)) return false;
+    loop->defersDivisionChecks = true;
+    ++context.stats["divcheck: loops that test divisors after the loop"];
+    return true;  // its body runs no loop
+  });
+}
 
 }  // namespace pydd

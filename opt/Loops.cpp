@@ -73,4 +73,15 @@ void appendGuardedLoop(std::vector<StmtPtr>& out, ExprPtr entryTest, std::vector
   out.push_back(build::ifThen(loc, std::move(entryTest), std::move(hoisted)));
 }
 
+void markOutermost(Block& b, const std::function<bool(Stmt&)>& mark) {
+  for (auto& s : b.stmts) {
+    if (mark(*s)) continue;
+    if (auto* nested = dyn_cast<Block>(s.get())) {
+      markOutermost(*nested, mark);
+      continue;
+    }
+    forEachPart(*s, [](ExprPtr&) {}, [&](Block& inner) { markOutermost(inner, mark); });
+  }
+}
+
 }  // namespace pydd

@@ -3,6 +3,7 @@
 // test that a loop runs at least once.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "ir/IR.h"
@@ -30,5 +31,10 @@ ExprPtr loopEntryTest(const Stmt& loop, bool boundsCheck);
 /// loop runs>: <hoisted>; <loop>`) when there is one: what was taken out of
 /// a loop that may run zero times runs only when the loop would.
 void appendGuardedLoop(std::vector<StmtPtr>& out, ExprPtr entryTest, std::vector<StmtPtr> hoisted, StmtPtr loop);
+
+/// Calls `mark` on the statements of `b` and those nested in them, outer
+/// ones first, except the statements inside one for which `mark` returned
+/// true: what the passes that mark innermost loops (divcheck, scan) walk.
+void markOutermost(Block& b, const std::function<bool(Stmt&)>& mark);
 
 }  // namespace pydd

@@ -6,6 +6,7 @@
 
 #include "ir/Visitor.h"
 #include "opt/Effects.h"
+#include "opt/Loops.h"
 #include "stdlib/Catalog.h"
 
 namespace pydd {
@@ -146,27 +147,19 @@ int64_t scanStep(const While& w, std::string& index) {
   return 0;
 }
 
-void markLoops(Block& b, PassContext& ctx) {
-  for (auto& s : b.stmts) {
-    if (auto* w = dyn_cast<While>(s.get())) {
-      std::string index;
-      if (int64_t step = scanStep(*w, index)) {
-        w->scanIndex = index;
-        w->scanStep = step;
-        ++ctx.stats["scan: while loops that step an index through an array"];
-        continue;  // its body runs no loop
-      }
-    }
-    if (auto* nested = dyn_cast<Block>(s.get())) {
-      markLoops(*nested, ctx);
-      continue;
-    }
-    forEachPart(*s, [](ExprPtr&) {}, [&](Block& inner) { markLoops(inner, ctx); });
-  }
-}
-
 }  // namespace
 
-void markScanLoops(Function& f, PassContext& context) { markLoops(*f.body, context); }
+void markScanLoops(Function& f, PassContext& context) {
+  markOutermost(*f.body, [&](Stmt& s) {
+    auto* w = dyn_cast<While>(&s);
+    std::string index;
+    const int64_t step = w ? scanStep(*w, index) : 0;
+    if (!step) return false;
+    w->scanIndex = index;
+    w->scanStep = step;
+    ++context.stats["scan: while loops that step an index through an array"];
+    return true;  // its body runs no loop
+  });
+}
 
 }  // namespace pydd
