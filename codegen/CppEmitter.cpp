@@ -563,8 +563,8 @@ class FunctionEmitter {
       line(d, "}");
     };
     // An ascending scan's index that is non-negative at entry stays so:
-    // that copy reads elements at it without wrapping.
-    if (scan && w.scanStep > 0 && !Opts.boundsCheck && !NonNeg.count(w.scanIndex) && indexesBy(w, w.scanIndex)) {
+    // that copy reads elements at it (its condition does) without wrapping.
+    if (scan && w.scanStep > 0 && !Opts.boundsCheck && !NonNeg.count(w.scanIndex)) {
       line(depth, "if (" + var(w.scanIndex) + " >= 0) {");
       NonNeg.insert(w.scanIndex);
       emit(depth + 1);
@@ -575,25 +575,6 @@ class FunctionEmitter {
       return;
     }
     emit(depth);
-  }
-
-  /// Whether an array element read or store in `w` has `name` as an index.
-  static bool indexesBy(const While& w, const std::string& name) {
-    bool found = false;
-    std::function<void(const Expr&)> onExpr = [&](const Expr& e) {
-      if (auto* x = dyn_cast<Index>(&e); x && x->base->type.isArray())
-        for (auto& i : x->indices)
-          if (auto* v = dyn_cast<VarRef>(i.get()); v && v->name == name) found = true;
-      forEachChild(e, onExpr);
-    };
-    onExpr(*w.cond);
-    std::function<void(const Stmt&)> onStmt = [&](const Stmt& s) {
-      forEachPart(s, onExpr, [&](const Block& inner) {
-        for (auto& c : inner.stmts) onStmt(*c);
-      });
-    };
-    onStmt(*w.body);
-    return found;
   }
 
   /// OpenMP tasks: `async` is a task that copies what it captures, `finish`

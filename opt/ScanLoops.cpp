@@ -78,7 +78,7 @@ bool boundedBody(const Block& b) {
 /// (`always`) or whenever the condition `e` is true (`!always`).
 class ScanRead {
  public:
-  ScanRead(const std::string& index, const std::set<std::string>& rebound) : Index_(index), Rebound(rebound) {}
+  ScanRead(const std::string& index, const std::set<std::string>& rebound) : IndexName(index), Rebound(rebound) {}
 
   bool whenTrue(const Expr& e) const {
     if (auto* l = dyn_cast<Logical>(&e)) return l->isAnd ? whenTrue(*l->lhs) || whenTrue(*l->rhs) : always(*l->lhs);
@@ -107,28 +107,13 @@ class ScanRead {
     auto* base = x ? dyn_cast<VarRef>(x->base.get()) : nullptr;
     if (!base || !base->type.isArray() || !x->type.isScalar() || Rebound.count(base->name)) return false;
     for (auto& i : x->indices)
-      if (isVar(*i, Index_)) return true;
+      if (isVar(*i, IndexName)) return true;
     return false;
   }
 
-  const std::string& Index_;
+  const std::string& IndexName;
   const std::set<std::string>& Rebound;
 };
-
-/// How many statements of `b` (nested ones too) assign `name`.
-int assignmentsOf(const Block& b, const std::string& name) {
-  int n = 0;
-  std::function<void(const Stmt&)> count = [&](const Stmt& s) {
-    if (auto* a = dyn_cast<Assign>(&s))
-      for (auto& t : a->targets)
-        if (isVar(*t, name)) ++n;
-    forEachPart(s, [](const Expr&) {}, [&](const Block& inner) {
-      for (auto& c : inner.stmts) count(*c);
-    });
-  };
-  for (auto& s : b.stmts) count(*s);
-  return n;
-}
 
 /// The scan index and step of `w`, or a step of 0 when it is no scan: the
 /// first variable its body steps (and assigns nowhere else) at which its
@@ -136,10 +121,12 @@ int assignmentsOf(const Block& b, const std::string& name) {
 int64_t scanStep(const While& w, std::string& index) {
   if (!boundedCalls(*w.cond) || !boundedBody(*w.body)) return 0;
   const std::set<std::string> rebound = assignedVars(*w.body);
+  VarCounts counts;
+  counts.count(*w.body);
   for (auto& s : w.body->stmts) {
     std::string name;
     const int64_t step = stepOf(*s, name);
-    if (step && assignmentsOf(*w.body, name) == 1 && ScanRead(name, rebound).whenTrue(*w.cond)) {
+    if (step && counts.binds[name] == 1 && ScanRead(name, rebound).whenTrue(*w.cond)) {
       index = name;
       return step;
     }
