@@ -50,25 +50,31 @@ R complex_pairwise_sum(const T* a, int64_t n, int64_t s) {
   return complex_pairwise_sum<R, Mode>(a, n2, s) + complex_pairwise_sum<R, Mode>(a + row_index<Mode>(n2, s), n - n2, s);
 }
 
+/// pairwise_sum's block, 8 <= n <= 128 real values: eight partial sums.
+/// Separate so that a caller summing many short runs can inline it (the
+/// recursive pairwise_sum is not inlined).
+template <class R, int Mode, class T>
+inline R pairwise_block(const T* a, int64_t n, int64_t s) {
+  auto at = [a, s](int64_t i) { return convert<R>(a[row_index<Mode>(i, s)]); };
+  R r[8];
+  for (int j = 0; j < 8; ++j) r[j] = at(j);
+  int64_t i = 8;
+  for (; i < n - n % 8; i += 8)
+    for (int j = 0; j < 8; ++j) r[j] += at(i + j);
+  R res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+  for (; i < n; ++i) res += at(i);
+  return res;
+}
+
 template <class R, int Mode, class T>
 R pairwise_sum(const T* a, int64_t n, int64_t s) {
   if constexpr (is_complex_v<R>) return complex_pairwise_sum<R, Mode>(a, n, s);
-  auto at = [a, s](int64_t i) { return convert<R>(a[row_index<Mode>(i, s)]); };
   if (n < 8) {
     R res = 0;
-    for (int64_t i = 0; i < n; ++i) res += at(i);
+    for (int64_t i = 0; i < n; ++i) res += convert<R>(a[row_index<Mode>(i, s)]);
     return res;
   }
-  if (n <= 128) {
-    R r[8];
-    for (int j = 0; j < 8; ++j) r[j] = at(j);
-    int64_t i = 8;
-    for (; i < n - n % 8; i += 8)
-      for (int j = 0; j < 8; ++j) r[j] += at(i + j);
-    R res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; ++i) res += at(i);
-    return res;
-  }
+  if (n <= 128) return pairwise_block<R, Mode>(a, n, s);
   int64_t n2 = n / 2;
   n2 -= n2 % 8;
   return pairwise_sum<R, Mode>(a, n2, s) + pairwise_sum<R, Mode>(a + row_index<Mode>(n2, s), n - n2, s);

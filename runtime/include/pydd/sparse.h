@@ -1508,17 +1508,9 @@ inline Out sp_reduceat_sum(const T* v, int64_t n) {
     Out tail = Out(-0.0);
     if (m < 8) {
       for (int64_t k = 0; k < m; ++k) tail += static_cast<Out>(r[k]);
-    } else if (m <= 128) {
-      // pairwise_sum's block, inline: most rows are short.
-      Out acc[8];
-      for (int j = 0; j < 8; ++j) acc[j] = static_cast<Out>(r[j]);
-      int64_t k = 8;
-      for (; k < m - m % 8; k += 8)
-        for (int j = 0; j < 8; ++j) acc[j] += static_cast<Out>(r[k + j]);
-      tail = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-      for (; k < m; ++k) tail += static_cast<Out>(r[k]);
     } else {
-      tail = pairwise_sum<Out, 1>(r, m, 1);
+      // The block inline (most rows are short), pairwise_sum beyond it.
+      tail = m <= 128 ? pairwise_block<Out, 1>(r, m, 1) : pairwise_sum<Out, 1>(r, m, 1);
     }
     return Out(0) + (static_cast<Out>(v[0]) + tail);
   }
