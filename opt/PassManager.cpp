@@ -19,6 +19,7 @@
 #include "opt/SparseLayout.h"
 #include "opt/LICM.h"
 #include "opt/MergeLoops.h"
+#include "opt/NonzeroRows.h"
 #include "opt/OverwrittenZeros.h"
 #include "opt/PromoteAccumulators.h"
 #include "opt/ShortDots.h"
@@ -69,6 +70,9 @@ const std::vector<PassInfo>& registry() {
       // loop is not refilled with zeros each iteration.
       {"overwrite", "arrays of zeros a loop overwrites whole are allocated empty", 2, skipOverwrittenZeroFills},
       {"alloc", "allocation hoisting", 2, hoistAllocations},
+      // Beside promote, which keeps other accumulators in registers; after
+      // overwrite, which must see the row loop's read of out[r].
+      {"nzrows", "sums into out[r] over S.nonzeros() run row by row", 2, sumNonzeroRows},
       // Last: the element loops it unrolls are fusion's, with the extents
       // LICM hoisted; it copies the loops around them.
       {"promote", "short array accumulators kept in registers", 2, promoteAccumulators},

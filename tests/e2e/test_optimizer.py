@@ -498,3 +498,40 @@ def test_scan_loops(build, opt):
         for data in (rng.random(n), np.repeat(rng.random(3), n), np.arange(n, 0, -1.0)):
             same(comp.quicksort, ref.quicksort, data, 0, n - 1)
         same(comp.quicksort, ref.quicksort, rng.random(n), -n, -1)  # negative bounds wrap
+
+
+def test_nonzero_rows(build, opt):
+    """Sums into out[r] over S.nonzeros() run row by row (nzrows): Python's
+    results bit for bit, on int32 and int64 indices, empty and unsorted
+    rows and duplicate entries, and with out shorter than S's rows (the
+    loop as written)."""
+    import scipy.sparse as sp
+    comp, ref = build("optimizer", opt)
+    rng = np.random.default_rng(12)
+    for m, n, density in ((40, 30, 0.2), (200, 150, 0.02), (5, 5, 0.0), (1, 300, 0.5)):
+        S = sp.random(m, n, density=density, format="csr", random_state=int(rng.integers(1 << 30)))
+        S.data = rng.normal(size=S.nnz) * 10.0 ** rng.integers(-4, 5, S.nnz)
+        S.data[::7] = -0.0
+        S.indices = S.indices.astype(np.int32)
+        x = rng.normal(size=n)
+        wide = S.copy()
+        wide.indices, wide.indptr = S.indices.astype(np.int64), S.indptr.astype(np.int64)
+        # unsorted rows with duplicate entries: each row's entries twice, shuffled
+        data, cols = [], []
+        for i in range(m):
+            lo, hi = S.indptr[i], S.indptr[i + 1]
+            order = rng.permutation(2 * (hi - lo))
+            data.append(np.concatenate([S.data[lo:hi], S.data[lo:hi] * 0.5])[order])
+            cols.append(np.concatenate([S.indices[lo:hi], S.indices[lo:hi]])[order])
+        dup = sp.csr_matrix((np.concatenate(data), np.concatenate(cols).astype(np.int32), 2 * S.indptr), shape=(m, n))
+        assert dup.nnz == 2 * S.nnz
+        for M in (S, wide):
+            same(comp.nonzero_row_sums, ref.nonzero_row_sums, M, x, m)
+            same(comp.nonzero_row_sums, ref.nonzero_row_sums, M, x, m + 3)
+            I = sp.csr_matrix((np.round(M.data * 100).astype(np.int64), M.indices, M.indptr), shape=M.shape)
+            same(comp.nonzero_row_ints, ref.nonzero_row_ints, I, m)
+            same(comp.nonzero_row_squares_f32, ref.nonzero_row_squares_f32, M.astype(np.float32), m)
+        same(comp.nonzero_row_sums, ref.nonzero_row_sums, dup, x, m)
+        # out shorter than S's rows: the loop as written (the last rows are empty)
+        short = sp.vstack([S, sp.csr_matrix((3, n))]).tocsr()
+        same(comp.nonzero_row_sums, ref.nonzero_row_sums, short, x, m)

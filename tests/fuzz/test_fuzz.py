@@ -168,7 +168,7 @@ def test_sparse_seed(seed, tmp_path):
             for broadcast in (0, 0, 1, 2):
                 args = _sparse_inputs(rng, density, layout, broadcast)
                 S, v, a = args[0], args[6], args[7]
-                for name, fargs in [(f"f{k}", args) for k in range(4)] + [("g", (S, v, a))]:
+                for name, fargs in [(f"f{k}", args) for k in range(4)] + [("g", (S, v, a)), ("h", (S, v, a))]:
                     want = _outcome(getattr(ref, name), *fargs)
                     for what, mod in mods.items():
                         got = _outcome(getattr(mod, name), *fargs)

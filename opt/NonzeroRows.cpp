@@ -1,0 +1,196 @@
+#include "opt/NonzeroRows.h"
+
+#include <map>
+#include <set>
+
+#include "ir/Builder.h"
+#include "ir/Visitor.h"
+#include "opt/Effects.h"
+#include "opt/PrivateArrays.h"
+#include "stdlib/Catalog.h"
+
+namespace pydd {
+namespace {
+
+/// The parts of a loop the rewrite keeps.
+struct RowSum {
+  const VarRef* matrix;      // S
+  const Assign* unpack;      // r, c, v = entry
+  const std::string* out;    // the array summed into
+  const Expr* term;          // E
+  Type elem;                 // out's element type
+};
+
+bool isVar(const Expr& e, const std::string& name) {
+  auto* v = dyn_cast<VarRef>(&e);
+  return v && v->name == name;
+}
+
+/// `base[at]` with base and at variables: base's name, else null.
+const std::string* elementOf(const Expr& e, const std::string& at) {
+  auto* x = dyn_cast<Index>(&e);
+  if (!x || x->indices.size() != 1 || !isVar(*x->indices[0], at)) return nullptr;
+  auto* base = dyn_cast<VarRef>(x->base.get());
+  return base ? &base->name : nullptr;
+}
+
+class NonzeroRows {
+ public:
+  NonzeroRows(Function& f, PassContext& ctx) : F(f), Ctx(ctx), Private(privateArrays(f)) { counts.count(*f.body); }
+
+  void run() { block(*F.body, false); }
+
+ private:
+  Function& F;
+  PassContext& Ctx;
+  std::map<std::string, PrivateArray> Private;
+  VarCounts counts;
+
+  void block(Block& b, bool inParallel) {
+    for (size_t i = 0; i < b.stmts.size(); ++i) {
+      Stmt& s = *b.stmts[i];
+      if (auto* f = dyn_cast<For>(&s); f && !inParallel) {
+        RowSum sum;
+        if (match(*f, sum)) {
+          std::vector<StmtPtr> rewritten = rewrite(std::move(b.stmts[i]), sum);
+          b.stmts.erase(b.stmts.begin() + i);
+          b.stmts.insert(b.stmts.begin() + i, std::make_move_iterator(rewritten.begin()),
+                         std::make_move_iterator(rewritten.end()));
+          i += rewritten.size() - 1;
+          ++Ctx.stats["nzrows: loops over S.nonzeros() summed row by row"];
+          continue;
+        }
+      }
+      const bool parallel = inParallel || s.kind == StmtKind::Task || (isa<For>(s) && cast<For>(s).parallel);
+      if (auto* inner = dyn_cast<Block>(&s)) {
+        block(*inner, parallel);
+        continue;
+      }
+      forEachPart(s, [](ExprPtr&) {}, [&](Block& inner) { block(inner, parallel); });
+    }
+  }
+
+  /// Bound once (by the loop) and read only inside it.
+  bool onlyInLoop(const For& f, const std::string& name) {
+    VarCounts inside;
+    inside.count(*f.body);
+    return counts.binds[name] == 1 && counts.reads[name] == inside.reads[name];
+  }
+
+  bool match(const For& f, RowSum& sum) {
+    auto* call = dyn_cast<Call>(f.iterable.get());
+    if (f.isRange || f.parallel || !call || !call->library || !call->library->yieldsEntries ||
+        call->library->sparseAccess != SparseAccess::NonZeros || f.body->stmts.size() != 2)
+      return false;
+    sum.matrix = dyn_cast<VarRef>(call->args[0].get());
+    if (!sum.matrix) return false;
+    // r, c, v = entry
+    sum.unpack = dyn_cast<Assign>(f.body->stmts[0].get());
+    if (!sum.unpack || !sum.unpack->value || sum.unpack->targets.size() != 3 || !isVar(*sum.unpack->value, f.var))
+      return false;
+    std::set<std::string> names;
+    for (auto& t : sum.unpack->targets) {
+      auto* v = dyn_cast<VarRef>(t.get());
+      if (!v || !names.insert(v->name).second) return false;
+    }
+    const std::string& r = cast<VarRef>(*sum.unpack->targets[0]).name;
+    if (sum.unpack->targets[0]->type != Type::int64()) return false;
+    // out[r] = out[r] + E
+    auto* update = dyn_cast<Assign>(f.body->stmts[1].get());
+    if (!update || !update->value || update->targets.size() != 1) return false;
+    sum.out = elementOf(*update->targets[0], r);
+    auto* add = dyn_cast<Binary>(update->value.get());
+    if (!sum.out || !add || add->op != BinaryOp::Add) return false;
+    const std::string* read = elementOf(*add->lhs, r);
+    if (!read || *read != *sum.out) return false;
+    sum.term = add->rhs.get();
+    auto priv = Private.find(*sum.out);
+    const Type* outType = F.lookup(*sum.out);
+    if (priv == Private.end() || !outType || !outType->isArray() || outType->rank() != 1) return false;
+    switch (outType->elem()) {
+      case ScalarKind::Int32:
+      case ScalarKind::Int64:
+      case ScalarKind::Float32:
+      case ScalarKind::Float64: break;
+      default: return false;
+    }
+    sum.elem = Type::scalar(outType->elem());
+    if (add->lhs->type != sum.elem || sum.term->type != sum.elem || add->type != sum.elem) return false;
+    std::set<std::string> outMemory = priv->second.views;
+    outMemory.insert(*sum.out);
+    if (hasSideEffects(*sum.term) || mentions(*sum.term, outMemory)) return false;
+    names.insert(f.var);
+    for (const std::string& n : names)
+      if (!onlyInLoop(f, n)) return false;
+    return !names.count(sum.matrix->name) && !names.count(*sum.out);
+  }
+
+  std::vector<StmtPtr> rewrite(StmtPtr original, const RowSum& sum) {
+    const For& f = cast<For>(*original);
+    const SourceLoc loc = f.loc;
+    const Type i64 = Type::int64();
+    const LibraryFunction* shape = lookupLibraryFunction("shape");
+    const LibraryFunction* row = lookupLibraryFunction("row");
+    const Type& sparse = sum.matrix->type;
+    const Type& outType = *F.lookup(*sum.out);
+    const std::string& r = cast<VarRef>(*sum.unpack->targets[0]).name;
+    const Type entryType = Type::tuple({i64, Type::scalar(sparse.elem())});  // what S.row(r) yields
+    const std::string acc = Ctx.newLocal(F, "acc", sum.elem, loc), entry = Ctx.newLocal(F, "entry", entryType, loc);
+    auto shapeOf = [&](const std::string& name, const Type& t) {
+      std::vector<ExprPtr> args;
+      args.push_back(build::var(loc, name, t));
+      args.push_back(build::intLit(loc, 0));
+      return build::libraryCall(loc, shape, "shape", std::move(args), i64);
+    };
+    auto element = [&] {
+      std::vector<ExprPtr> at;
+      at.push_back(build::var(loc, r, i64));
+      return build::index(loc, build::var(loc, *sum.out, outType), std::move(at), sum.elem);
+    };
+
+    // for c, v in S.row(r): acc = acc + E
+    auto inner = std::make_unique<For>(loc);
+    inner->var = entry;
+    inner->varLoc = loc;
+    inner->isRange = false;
+    std::vector<ExprPtr> rowArgs;
+    rowArgs.push_back(build::var(loc, sum.matrix->name, sparse));
+    rowArgs.push_back(build::var(loc, r, i64));
+    inner->iterable = build::libraryCall(loc, row, "row", std::move(rowArgs), Type::list(entryType));
+    auto unpack = std::make_unique<Assign>(sum.unpack->loc);
+    for (size_t i = 1; i < 3; ++i) unpack->targets.push_back(cloneExpr(*sum.unpack->targets[i]));
+    unpack->value = build::var(loc, entry, entryType);
+    std::vector<StmtPtr> entryBody;
+    entryBody.push_back(std::move(unpack));
+    entryBody.push_back(build::assign(loc, build::var(loc, acc, sum.elem),
+                                      build::binary(loc, BinaryOp::Add, build::var(loc, acc, sum.elem),
+                                                    cloneExpr(*sum.term), sum.elem)));
+    inner->body = build::block(loc, std::move(entryBody));
+
+    // for r in range(0, n): acc = out[r]; <inner>; out[r] = acc
+    std::vector<StmtPtr> rowBody;
+    rowBody.push_back(build::assign(loc, build::var(loc, acc, sum.elem), element()));
+    rowBody.push_back(std::move(inner));
+    rowBody.push_back(build::assign(loc, element(), build::var(loc, acc, sum.elem)));
+    std::vector<StmtPtr> rows;
+    // Over shape(S, 0) itself: code generation then knows r is a row of S
+    // (no check per row) and runs the rows in strips.
+    rows.push_back(build::rangeLoop(loc, r, build::intLit(loc, 0), shapeOf(sum.matrix->name, sparse), std::move(rowBody)));
+
+    std::vector<StmtPtr> asWritten;
+    asWritten.push_back(std::move(original));
+    std::vector<StmtPtr> out;
+    out.push_back(build::ifThen(loc,
+                                build::compare(loc, CmpOp::Ge, shapeOf(*sum.out, outType), shapeOf(sum.matrix->name, sparse)),
+                                std::move(rows), std::move(asWritten)));
+    cast<If>(*out.back()).rareElse = true;
+    return out;
+  }
+
+};
+
+}  // namespace
+
+void sumNonzeroRows(Function& f, PassContext& context) { NonzeroRows(f, context).run(); }
+
+}  // namespace pydd
