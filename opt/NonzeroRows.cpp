@@ -118,7 +118,9 @@ class NonzeroRows {
     if (add->lhs->type != sum.elem || sum.term->type != sum.elem || add->type != sum.elem) return false;
     std::set<std::string> outMemory = priv->second.views;
     outMemory.insert(*sum.out);
-    if (hasSideEffects(*sum.term) || mentions(*sum.term, outMemory)) return false;
+    // E reads the entry only through r, c and v: the row loop binds no
+    // tuple of three.
+    if (hasSideEffects(*sum.term) || mentions(*sum.term, outMemory) || mentions(*sum.term, {f.var})) return false;
     names.insert(f.var);
     for (const std::string& n : names)
       if (!onlyInLoop(f, n)) return false;
