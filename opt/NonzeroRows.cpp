@@ -52,11 +52,7 @@ class NonzeroRows {
       if (auto* f = dyn_cast<For>(&s); f && !inParallel) {
         RowSum sum;
         if (match(*f, sum)) {
-          std::vector<StmtPtr> rewritten = rewrite(std::move(b.stmts[i]), sum);
-          b.stmts.erase(b.stmts.begin() + i);
-          b.stmts.insert(b.stmts.begin() + i, std::make_move_iterator(rewritten.begin()),
-                         std::make_move_iterator(rewritten.end()));
-          i += rewritten.size() - 1;
+          b.stmts[i] = rewrite(std::move(b.stmts[i]), sum);  // the loop as written is in its else
           ++Ctx.stats["nzrows: loops over S.nonzeros() summed row by row"];
           continue;
         }
@@ -68,13 +64,6 @@ class NonzeroRows {
       }
       forEachPart(s, [](ExprPtr&) {}, [&](Block& inner) { block(inner, parallel); });
     }
-  }
-
-  /// Bound once (by the loop) and read only inside it.
-  bool onlyInLoop(const For& f, const std::string& name) {
-    VarCounts inside;
-    inside.count(*f.body);
-    return counts.binds[name] == 1 && counts.reads[name] == inside.reads[name];
   }
 
   bool match(const For& f, RowSum& sum) {
@@ -121,13 +110,17 @@ class NonzeroRows {
     // E reads the entry only through r, c and v: the row loop binds no
     // tuple of three.
     if (hasSideEffects(*sum.term) || mentions(*sum.term, outMemory) || mentions(*sum.term, {f.var})) return false;
+    // Each bound once (by the loop) and read only inside it.
     names.insert(f.var);
+    VarCounts inside;
+    inside.count(*f.body);
     for (const std::string& n : names)
-      if (!onlyInLoop(f, n)) return false;
+      if (counts.binds[n] != 1 || counts.reads[n] != inside.reads[n]) return false;
     return !names.count(sum.matrix->name) && !names.count(*sum.out);
   }
 
-  std::vector<StmtPtr> rewrite(StmtPtr original, const RowSum& sum) {
+  /// `if shape(out, 0) >= shape(S, 0): <row by row> else: original`.
+  StmtPtr rewrite(StmtPtr original, const RowSum& sum) {
     const For& f = cast<For>(*original);
     const SourceLoc loc = f.loc;
     const Type i64 = Type::int64();
@@ -169,7 +162,7 @@ class NonzeroRows {
                                                     cloneExpr(*sum.term), sum.elem)));
     inner->body = build::block(loc, std::move(entryBody));
 
-    // for r in range(0, n): acc = out[r]; <inner>; out[r] = acc
+    // for r in range(0, shape(S, 0)): acc = out[r]; <inner>; out[r] = acc
     std::vector<StmtPtr> rowBody;
     rowBody.push_back(build::assign(loc, build::var(loc, acc, sum.elem), element()));
     rowBody.push_back(std::move(inner));
@@ -181,14 +174,12 @@ class NonzeroRows {
 
     std::vector<StmtPtr> asWritten;
     asWritten.push_back(std::move(original));
-    std::vector<StmtPtr> out;
-    out.push_back(build::ifThen(loc,
-                                build::compare(loc, CmpOp::Ge, shapeOf(*sum.out, outType), shapeOf(sum.matrix->name, sparse)),
-                                std::move(rows), std::move(asWritten)));
-    cast<If>(*out.back()).rareElse = true;
-    return out;
+    StmtPtr guarded = build::ifThen(
+        loc, build::compare(loc, CmpOp::Ge, shapeOf(*sum.out, outType), shapeOf(sum.matrix->name, sparse)),
+        std::move(rows), std::move(asWritten));
+    cast<If>(*guarded).rareElse = true;
+    return guarded;
   }
-
 };
 
 }  // namespace
