@@ -34,6 +34,13 @@ const std::string* elementOf(const Expr& e, const std::string& at) {
   return base ? &base->name : nullptr;
 }
 
+/// Renames the variables of `e` that `names` maps.
+void rename(Expr& e, const std::map<std::string, std::string>& names) {
+  if (auto* v = dyn_cast<VarRef>(&e))
+    if (auto it = names.find(v->name); it != names.end()) v->name = it->second;
+  forEachChild(e, [&](ExprPtr& child) { rename(*child, names); });
+}
+
 class NonzeroRows {
  public:
   NonzeroRows(Function& f, PassContext& ctx) : F(f), Ctx(ctx), Private(privateArrays(f)) { counts.count(*f.body); }
@@ -127,8 +134,16 @@ class NonzeroRows {
     const LibraryFunction* shape = lookupLibraryFunction("shape");
     const LibraryFunction* row = lookupLibraryFunction("row");
     const Type& sparse = sum.matrix->type;
-    const Type& outType = *F.lookup(*sum.out);
-    const std::string& r = cast<VarRef>(*sum.unpack->targets[0]).name;
+    const Type outType = *F.lookup(*sum.out);  // a copy: newLocal below grows F.locals
+    // The row loop binds variables of its own, so that the loop as written
+    // keeps its r, c and v: each loop's variables are then bound and read
+    // in it alone (which opt/PairedRows.h asks of the row loop).
+    std::map<std::string, std::string> renamed;
+    for (auto& t : sum.unpack->targets) {
+      const auto& v = cast<VarRef>(*t);
+      renamed[v.name] = Ctx.newLocal(F, v.name, v.type, loc);
+    }
+    const std::string& r = renamed[cast<VarRef>(*sum.unpack->targets[0]).name];
     const Type entryType = Type::tuple({i64, Type::scalar(sparse.elem())});  // what S.row(r) yields
     const std::string acc = Ctx.newLocal(F, "acc", sum.elem, loc), entry = Ctx.newLocal(F, "entry", entryType, loc);
     auto shapeOf = [&](const std::string& name, const Type& t) {
@@ -153,13 +168,18 @@ class NonzeroRows {
     rowArgs.push_back(build::var(loc, r, i64));
     inner->iterable = build::libraryCall(loc, row, "row", std::move(rowArgs), Type::list(entryType));
     auto unpack = std::make_unique<Assign>(sum.unpack->loc);
-    for (size_t i = 1; i < 3; ++i) unpack->targets.push_back(cloneExpr(*sum.unpack->targets[i]));
+    for (size_t i = 1; i < 3; ++i) {
+      unpack->targets.push_back(cloneExpr(*sum.unpack->targets[i]));
+      rename(*unpack->targets.back(), renamed);
+    }
+    ExprPtr term = cloneExpr(*sum.term);
+    rename(*term, renamed);
     unpack->value = build::var(loc, entry, entryType);
     std::vector<StmtPtr> entryBody;
     entryBody.push_back(std::move(unpack));
     entryBody.push_back(build::assign(loc, build::var(loc, acc, sum.elem),
                                       build::binary(loc, BinaryOp::Add, build::var(loc, acc, sum.elem),
-                                                    cloneExpr(*sum.term), sum.elem)));
+                                                    std::move(term), sum.elem)));
     inner->body = build::block(loc, std::move(entryBody));
 
     // for r in range(0, shape(S, 0)): acc = out[r]; <inner>; out[r] = acc
