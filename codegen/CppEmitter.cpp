@@ -1056,6 +1056,8 @@ class FunctionEmitter {
       HoistedRows = {};
       return;
     }
+    if (f.rowsInPairs && HoistedRows.loop == &f && HoistedRows.rowInRange == f.var && PairedFallback != &f)
+      return pairedRowLoop(f, depth);
     const Type* varType = F.lookup(f.var);
     std::string loopVar = var(f.var);
     line(depth, "{");
@@ -1161,6 +1163,38 @@ class FunctionEmitter {
     block(*f.body, depth + 2 + strip);
     line(depth + 1 + strip, "}");
     if (strip) line(depth + 1, "}");
+    line(depth, "}");
+  }
+
+  /// A loop marked For::rowsInPairs (opt/PairedRows.h), inside its
+  /// matrix's width test: its three parts as lambdas that bind the loop's
+  /// variables by their own names, for pydd::detail::sp_rows_in_pairs, and
+  /// the loop as written when that declines.
+  void pairedRowLoop(const For& f, int depth) {
+    const auto& init = pydd::cast<Assign>(*f.body->stmts[0]);
+    const auto& rows = pydd::cast<For>(*f.body->stmts[1]);
+    const auto& unpack = pydd::cast<Assign>(*rows.body->stmts[0]);
+    const auto& step = pydd::cast<Assign>(*rows.body->stmts[1]);
+    const std::string acc = var(pydd::cast<VarRef>(*init.targets[0]).name), accType = cxxType(init.targets[0]->type);
+    const std::string row = temp("row"), rowVar = "[[maybe_unused]] const " + cxxType(*F.lookup(f.var)) + " " +
+                                                  var(f.var) + " = " + row + ";";
+    auto param = [&](const Expr& target) { return "[[maybe_unused]] const " + cxxType(target.type) + " " + var(pydd::cast<VarRef>(target).name); };
+    // Run again as written after an error unless that would find some rows
+    // stored (start or finish reads out).
+    const auto& out = pydd::cast<VarRef>(*pydd::cast<Index>(*pydd::cast<Assign>(*f.body->stmts[2]).targets[0]).base).name;
+    const bool rerun = !mentions(*init.value, {out}) && !mentions(*pydd::cast<Assign>(*f.body->stmts[2]).value, {out});
+    line(depth, "if (!pydd::detail::sp_rows_in_pairs<" + accType + ">(" + HoistedRows.view + ", 0, " + expr(*f.stop) + ", " +
+                    (rerun ? "true" : "false") + ",");
+    line(depth + 2, "[&](const int64_t " + row + ") -> " + accType + " { " + rowVar + " return " + expr(*init.value) + "; },");
+    line(depth + 2, "[&](const int64_t " + row + ", " + param(*init.targets[0]) + ", " + param(*unpack.targets[0]) + ", " +
+                        param(*unpack.targets[1]) + ") -> " + accType + " { " + rowVar + " return " + expr(*step.value) + "; },");
+    line(depth + 2, "[&](const int64_t " + row + ", [[maybe_unused]] const " + accType + " " + acc + ") {");
+    line(depth + 3, rowVar);
+    stmt(*f.body->stmts[2], depth + 3);
+    line(depth + 2, "})) {");
+    PairedFallback = &f;
+    forLoop(f, depth + 1);
+    PairedFallback = nullptr;
     line(depth, "}");
   }
 
@@ -1764,6 +1798,7 @@ class FunctionEmitter {
   bool InGuardedNest = false;        // ... whose exceptions are caught (a window of a fused sum): checks
   std::pair<std::string, std::string> RangeOverride;  // the next range loop's bounds, when set
   const For* SerialFold = nullptr;                     // the fold loop being emitted inline (foldLoop)
+  const For* PairedFallback = nullptr;  // the rowsInPairs loop being emitted as written (pairedRowLoop)
   std::string ZeroDivisorFlag;  // of the defersDivisionChecks loop being emitted: its float divisions set it
   std::map<std::string, std::string> VarNames;
   /// The error slots (FirstError*) of the enclosing finish blocks, the

@@ -166,6 +166,7 @@ StmtPtr cloneStmt(const Stmt& s) {
       n->testsFirst = f.testsFirst;
       n->storesFresh = f.storesFresh;
       n->defersDivisionChecks = f.defersDivisionChecks;
+      n->rowsInPairs = f.rowsInPairs;
       n->body = blockOrNull(f.body);
       return n;
     }

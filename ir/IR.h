@@ -313,6 +313,11 @@ struct For : Stmt {
   /// zero divisors in a flag and raise ZeroDivisionError after the loop, so
   /// that the loop has no exit and vectorizes. A hint.
   bool defersDivisionChecks = false;
+  /// Set by pairRowFolds on a loop over a sparse matrix's rows whose every
+  /// row folds its entries into a scalar stored in the row's own element
+  /// of a private array: the rows are independent, so code generation may
+  /// run two at a time (pydd::detail::sp_rows_in_pairs). A hint.
+  bool rowsInPairs = false;
   BlockPtr body;
 };
 struct Return : Stmt {

@@ -20,6 +20,7 @@
 #include "opt/LICM.h"
 #include "opt/MergeLoops.h"
 #include "opt/NonzeroRows.h"
+#include "opt/PairedRows.h"
 #include "opt/OverwrittenZeros.h"
 #include "opt/PromoteAccumulators.h"
 #include "opt/ShortDots.h"
@@ -81,6 +82,7 @@ const std::vector<PassInfo>& registry() {
       // into or out of them afterwards).
       {"divcheck", "float division checks tested after the loop", 2, deferDivisionChecks},
       {"scan", "while loops that step an index through an array", 2, markScanLoops},
+      {"pairs", "row loops that fold each row run two rows at a time", 2, pairRowFolds},
   };
   return passes;
 }

@@ -535,3 +535,73 @@ def test_nonzero_rows(build, opt):
         # out shorter than S's rows: the loop as written (the last rows are empty)
         short = sp.vstack([S, sp.csr_matrix((3, n))]).tocsr()
         same(comp.nonzero_row_sums, ref.nonzero_row_sums, short, x, m)
+
+
+def long_rows(rng, m, n, per_row, index_type):
+    """An m x n csr_matrix of about per_row entries a row, some rows empty
+    and one row full, its values of mixed magnitude with -0.0 among them."""
+    import scipy.sparse as sp
+    counts = rng.poisson(per_row, m)
+    counts[rng.integers(0, m, m // 10)] = 0
+    counts[m // 3] = n
+    cols = np.concatenate([rng.choice(n, min(c, n), replace=False) for c in counts])
+    indptr = np.concatenate([[0], np.cumsum(np.minimum(counts, n))])
+    data = rng.normal(size=len(cols)) * 10.0 ** rng.integers(-4, 5, len(cols))
+    data[::11] = -0.0
+    return sp.csr_matrix((data, cols.astype(index_type), indptr.astype(index_type)), shape=(m, n))
+
+
+def test_row_folds_in_pairs(build, opt):
+    """Row loops that fold each row into out[i] run two rows at a time
+    (pairs) on rows of 24 entries or more over at most 16384 columns:
+    Python's results bit for bit on int32 and int64 indices, empty rows, a
+    full row, unsorted rows with duplicates, and S.nonzeros() sums (nzrows'
+    row loop); as written on short rows and wide matrices."""
+    import scipy.sparse as sp
+    comp, ref = build("optimizer", opt)
+    rng = np.random.default_rng(31)
+    for m, n, per_row in ((300, 2000, 60), (61, 400, 30), (2, 50, 40), (500, 20000, 40), (400, 300, 5)):
+        for index_type in (np.int32, np.int64):
+            S = long_rows(rng, m, n, per_row, index_type)
+            x = rng.normal(size=n)
+            same(comp.row_folds, ref.row_folds, S, x)
+            same(comp.row_quotients, ref.row_quotients, S, x)
+            same(comp.nonzero_row_sums, ref.nonzero_row_sums, S, x, m)
+            I = sp.csr_matrix((np.round(S.data * 100).astype(np.int64), S.indices, S.indptr), shape=S.shape)
+            same(comp.row_folds_max, ref.row_folds_max, I, rng.integers(-10**6, 10**6, m))
+        # each row's entries twice, in shuffled order
+        order = np.concatenate([rng.permutation(np.arange(S.indptr[i], S.indptr[i + 1]).repeat(2))
+                                for i in range(m)]).astype(np.int64)
+        dup = sp.csr_matrix((S.data[order], S.indices[order], 2 * S.indptr), shape=S.shape)
+        same(comp.row_folds, ref.row_folds, dup, x)
+        same(comp.nonzero_row_sums, ref.nonzero_row_sums, dup, x, m)
+
+
+def test_row_folds_in_pairs_raise_in_row_order(build, opt):
+    """Two rows at a time reach a row of the second half before a row of
+    the first: the error raised is still the one of the earlier row, as
+    the loop as written raises it. (The Python run is no reference here:
+    NumPy's float64 divides by zero without raising, and it reads a column
+    out of range as an IndexError of x.)"""
+    comp, _ = build("optimizer", opt)
+    rng = np.random.default_rng(32)
+    m, n = 200, 500
+    S = long_rows(rng, m, n, 50, np.int32)
+    early = next(r for r in range(85, m) if S.indptr[r + 1] > S.indptr[r])
+    late = next(r for r in range(120, m) if S.indptr[r + 1] > S.indptr[r])
+    # The second half starts at the row of the middle entry, between them.
+    middle = np.searchsorted(S.indptr, S.nnz // 2, side="right") - 1
+    assert early < middle <= late - 20
+    x = rng.normal(size=n) + 3.0
+    x[7] = 0.0
+    S.indices[S.indptr[early]] = 7  # a division by zero
+    S.indices[S.indptr[late]] = n + 5  # a column out of range
+    with pytest.raises(ZeroDivisionError):
+        comp.row_quotients(S, x)
+    # A negative column comes first; nzrows' row loop reads out[r] and is
+    # not run again: the columns are checked in order.
+    S.indices[S.indptr[early]] = -1
+    with pytest.raises(ValueError, match=">= 0"):
+        comp.nonzero_row_sums(S, x, m)
+    with pytest.raises(ValueError, match=">= 0"):
+        comp.row_folds(S, x)

@@ -584,8 +584,92 @@ TEST(SparseMat, InterruptStrips) {
       ASSERT_EQ(end, want) << "trial " << trial << " at " << at;
       at = end;
     }
-    if (kind == 0) EXPECT_EQ(strips, (stop + 255) / 256);  // 256 empty rows a strip
+    if (kind == 0) {
+      EXPECT_EQ(strips, (stop + 255) / 256);  // 256 empty rows a strip
+    }
   }
+}
+
+/// Row folds two rows at a time (sp_rows_in_pairs) against the plain loop:
+/// every row's fold in entry order (a chain of subtractions, whose result
+/// depends on the order), on structures of empty, short and long rows,
+/// sub-ranges of rows, and both decline rules.
+TEST(SparseMat, RowsInPairs) {
+  std::mt19937_64 rng(11);
+  int paired = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int64_t rows = 1 + static_cast<int64_t>(rng() % 400), cols = trial % 7 == 0 ? 20000 : 1 + rng() % 3000;
+    std::vector<int32_t> indptr(rows + 1, 0), index;
+    std::vector<double> value;
+    const int kind = trial % 4;  // short rows, long rows, a mix with empty ones, one huge row
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t len = kind == 0 ? rng() % 12 : kind == 1 ? 20 + rng() % 80 : rng() % 3 == 0 ? 0 : rng() % 90;
+      if (kind == 3 && r == rows / 2) len = 9000;
+      for (int64_t k = 0; k < len; ++k) {
+        index.push_back(static_cast<int32_t>(rng() % cols));
+        value.push_back(std::ldexp(static_cast<double>(rng() % 1000), -static_cast<int>(rng() % 40)));
+      }
+      indptr[r + 1] = static_cast<int32_t>(index.size());
+    }
+    const pydd::detail::Csr<double, int32_t> s{rows, cols, indptr[rows], indptr.data(), index.data(), value.data()};
+    const int64_t from = rng() % 4 == 0 ? rng() % rows : 0, to = from + (rows - from) - (rng() % 4 == 0 ? rng() % (rows - from) : 0);
+    std::vector<double> want(rows, -1.0), got(rows, -1.0);
+    auto start = [](int64_t r) { return static_cast<double>(r); };
+    auto step = [](int64_t r, double acc, int64_t c, double v) { return acc - v * static_cast<double>(c + r); };
+    for (int64_t r = from; r < to; ++r) {
+      double acc = start(r);
+      for (int64_t k = indptr[r]; k < indptr[r + 1]; ++k) acc = step(r, acc, index[k], value[k]);
+      want[r] = acc;
+    }
+    int64_t finished = 0;
+    const bool ran = pydd::detail::sp_rows_in_pairs<double>(s, from, to, true, start, step, [&](int64_t r, double acc) {
+      ++finished;
+      got[r] = acc;
+    });
+    const int64_t entries = indptr[to] - indptr[from];
+    const bool pays = to - from >= 2 && cols <= pydd::detail::kPairedRowsMostColumns &&
+                      entries >= pydd::detail::kPairedRowsMinLength * (to - from);
+    ASSERT_EQ(ran, pays) << "trial " << trial;
+    if (!ran) {
+      EXPECT_EQ(finished, 0) << "trial " << trial;
+      continue;
+    }
+    ++paired;
+    EXPECT_EQ(finished, to - from) << "trial " << trial;
+    for (int64_t r = 0; r < rows; ++r) ASSERT_EQ(got[r], want[r]) << "trial " << trial << " row " << r;
+  }
+  EXPECT_GT(paired, 100);
+}
+
+/// A step that raises: with `rerun` it returns false (the caller runs the
+/// loop as written); without, the first bad column in row order raises,
+/// though the second stream meets its own first. Ctrl-C propagates.
+TEST(SparseMat, RowsInPairsErrors) {
+  const int64_t rows = 200, cols = 50;
+  std::vector<int32_t> indptr(rows + 1), index;
+  std::vector<double> value;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t k = 0; k < 30; ++k) {
+      index.push_back(static_cast<int32_t>((r + k) % cols));
+      value.push_back(1.0);
+    }
+    indptr[r + 1] = static_cast<int32_t>(index.size());
+  }
+  index[indptr[80]] = -3;        // first in row order
+  index[indptr[110]] = cols + 1;  // met first: the second stream starts at row 100
+  const pydd::detail::Csr<double, int32_t> s{rows, cols, indptr[rows], indptr.data(), index.data(), value.data()};
+  auto start = [](int64_t) { return 0.0; };
+  auto step = [](int64_t, double acc, int64_t, double v) { return acc + v; };
+  auto finish = [](int64_t, double) {};
+  EXPECT_FALSE(pydd::detail::sp_rows_in_pairs<double>(s, 0, rows, true, start, step, finish));
+  EXPECT_TRUE(Raises([&] { pydd::detail::sp_rows_in_pairs<double>(s, 0, rows, false, start, step, finish); },
+                     ErrorKind::ValueError, "column index values must be >= 0"));
+  index[indptr[80]] = 0;
+  index[indptr[110]] = 0;
+  pydd::Interrupt::requested = 1;
+  EXPECT_TRUE(Raises([&] { pydd::detail::sp_rows_in_pairs<double>(s, 0, rows, true, start, step, finish); },
+                     ErrorKind::KeyboardInterrupt, "interrupted"));
+  pydd::Interrupt::requested = 0;
 }
 
 }  // namespace
