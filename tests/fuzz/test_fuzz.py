@@ -114,6 +114,8 @@ def _sparse_inputs(rng, density, layout, broadcast):
     w of broadcasting ones)."""
     import scipy.sparse as sp
     m, n, k = int(rng.integers(1, 30)), int(rng.integers(1, 30)), int(rng.integers(1, 5))
+    if density == "long":  # rows of 24 entries and more: row folds run two rows at a time
+        m, n, density = int(rng.integers(2, 60)), int(rng.integers(50, 400)), 0.3
     nnz = round(density * m * n) if density < 0.5 else m * n // 2
     flat = rng.choice(m * n, nnz, replace=False) if nnz else np.zeros(0, np.int64)
     r, c = np.divmod(flat, n)
@@ -163,12 +165,12 @@ def test_sparse_seed(seed, tmp_path):
     mods = {f"-O{o}": pydd.compile(src, out_dir=tmp_path / f"O{o}", opt=o) for o in OPTS}
     ref = pydd.load_python(src, f"sparse{seed}_ref")
     rng = np.random.default_rng(seed)
-    for density in (0.0, 1e-3, 0.05, 0.5):
+    for density in (0.0, 1e-3, 0.05, 0.5, "long"):
         for layout in ("sorted", "unsorted", "int64"):
             for broadcast in (0, 0, 1, 2):
                 args = _sparse_inputs(rng, density, layout, broadcast)
                 S, v, a = args[0], args[6], args[7]
-                for name, fargs in [(f"f{k}", args) for k in range(4)] + [("g", (S, v, a)), ("h", (S, v, a))]:
+                for name, fargs in [(f"f{k}", args) for k in range(4)] + [("g", (S, v, a)), ("h", (S, v, a)), ("k", (S, v, a))]:
                     want = _outcome(getattr(ref, name), *fargs)
                     for what, mod in mods.items():
                         got = _outcome(getattr(mod, name), *fargs)
