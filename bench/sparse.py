@@ -4,7 +4,8 @@ test: ratios are reported, never asserted).
 Each case is a function in bench/kernels/sparse.pydd, the pydd spelling of a
 SciPy one-liner: spmv (`S @ x`), spmm (`A @ B`), spm_mul (`A.multiply(B)`,
 sparse.sparse, and `A.multiply(x)`, a dense row), the row sums `S.sum(1)`, and
-`S @ x` written as a loop over `S.row(i)` and over `S.nonzeros()`. They run on a random 10^5 x 10^5
+`S @ x` written as a loop over `S.row(i)` (summed in a scalar, or into
+`out[i]`) and over `S.nonzeros()`. They run on a random 10^5 x 10^5
 float64 matrix (10 entries per row; 4 per row for the spmm operands, whose
 product has ~16), the sampled product `S.multiply(X @ Y.T)` (S 10^4 x 10^4
 at 0.1% density, X and Y 10^4 x 64: only S's entries of the product are
@@ -96,6 +97,7 @@ def cases(k, name, A, A4, B4, R, x):
         (name, "spmv: S @ x", A.nnz, lambda: A @ x, lambda: k.spmv_f64(A, x)),
         (name, "spmv: S @ x (int64 indices)", A.nnz, lambda: A64 @ x, lambda: k.spmv_f64(A64, x)),
         (name, "spmv as a loop over S.row(i)", A.nnz, lambda: A @ x, lambda: k.spmv_rows_f64(A, x)),
+        (name, "spmv as a loop over S.row(i) into out[i]", A.nnz, lambda: A @ x, lambda: k.spmv_rows_into_f64(A, x)),
         (name, "spmv as a loop over S.nonzeros()", A.nnz, lambda: A @ x, lambda: k.spmv_nonzeros_f64(A, x)),
         (name, "spmm: A @ B", f"{A4.nnz} x {B4.nnz}", lambda: A4 @ B4, lambda: k.spmm_f64(A4, B4)),
         (name, "spm_mul: A.multiply(B) (sparse)", f"{A.nnz} x {R.nnz}", lambda: A.multiply(R),

@@ -15,10 +15,14 @@ namespace {
 /// The parts of a loop the rewrite keeps.
 struct RowSum {
   const VarRef* matrix;      // S
-  const Assign* unpack;      // r, c, v = entry
+  std::string row;           // r (S.nonzeros()) or i (S.row(i))
+  const Assign* unpack;      // r, c, v = entry or c, v = entry
   const std::string* out;    // the array summed into
   const Expr* term;          // E
   Type elem;                 // out's element type
+  /// The unpacking's targets for the column and the value.
+  const Expr& col() const { return *unpack->targets[unpack->targets.size() - 2]; }
+  const Expr& val() const { return *unpack->targets.back(); }
 };
 
 bool isVar(const Expr& e, const std::string& name) {
@@ -60,7 +64,7 @@ class NonzeroRows {
         RowSum sum;
         if (match(*f, sum)) {
           b.stmts[i] = rewrite(std::move(b.stmts[i]), sum);  // the loop as written is in its else
-          ++Ctx.stats["nzrows: loops over S.nonzeros() summed row by row"];
+          ++Ctx.stats["nzrows: sums into out[r] run row by row with out[r] in a local"];
           continue;
         }
       }
@@ -73,26 +77,65 @@ class NonzeroRows {
     }
   }
 
-  bool match(const For& f, RowSum& sum) {
-    auto* call = dyn_cast<Call>(f.iterable.get());
-    if (f.isRange || f.parallel || !call || !call->library || !call->library->yieldsEntries ||
-        call->library->sparseAccess != SparseAccess::NonZeros || f.body->stmts.size() != 2)
+  /// The loop's entries: `for r, c, v in S.nonzeros()`, or `for i in
+  /// range(0, shape(S, 0), 1)` whose body is only `for c, v in S.row(i)`.
+  /// Sets sum's matrix, row and unpacking, `names` to the variables the
+  /// loops bind and `body` to the innermost body (unpacking, update).
+  bool entries(const For& f, RowSum& sum, std::set<std::string>& names, const Block*& body) {
+    const For* inner = &f;
+    size_t targets = 3;
+    if (f.isRange) {
+      int64_t start, step, axis;
+      auto* stop = f.stop ? dyn_cast<Call>(f.stop.get()) : nullptr;
+      if (f.parallel || !constantInt(*f.start, start) || start != 0 || !constantInt(*f.step, step) || step != 1 ||
+          !stop || !stop->library || stop->callee != "shape" || stop->args.size() != 2 ||
+          !constantInt(*stop->args[1], axis) || axis != 0 || f.body->stmts.size() != 1 ||
+          *F.lookup(f.var) != Type::int64())
+        return false;
+      inner = dyn_cast<For>(f.body->stmts[0].get());
+      if (!inner || inner->isRange) return false;
+      names.insert(f.var);
+      sum.row = f.var;
+      targets = 2;
+    }
+    auto* call = dyn_cast<Call>(inner->iterable.get());
+    const SparseAccess access = targets == 3 ? SparseAccess::NonZeros : SparseAccess::Rows;
+    if (inner->parallel || !call || !call->library || !call->library->yieldsEntries ||
+        call->library->sparseAccess != access || inner->body->stmts.size() != 2)
       return false;
     sum.matrix = dyn_cast<VarRef>(call->args[0].get());
     if (!sum.matrix) return false;
-    // r, c, v = entry
-    sum.unpack = dyn_cast<Assign>(f.body->stmts[0].get());
-    if (!sum.unpack || !sum.unpack->value || sum.unpack->targets.size() != 3 || !isVar(*sum.unpack->value, f.var))
+    if (targets == 2) {
+      // S.row(i) of the S whose rows the outer loop counts
+      auto* of = dyn_cast<VarRef>(cast<Call>(*f.stop).args[0].get());
+      if (!of || of->name != sum.matrix->name || !isVar(*call->args[1], f.var)) return false;
+    }
+    // r, c, v = entry (or c, v = entry)
+    sum.unpack = dyn_cast<Assign>(inner->body->stmts[0].get());
+    if (!sum.unpack || !sum.unpack->value || sum.unpack->targets.size() != targets ||
+        !isVar(*sum.unpack->value, inner->var))
       return false;
-    std::set<std::string> names;
     for (auto& t : sum.unpack->targets) {
       auto* v = dyn_cast<VarRef>(t.get());
       if (!v || !names.insert(v->name).second) return false;
     }
-    const std::string& r = cast<VarRef>(*sum.unpack->targets[0]).name;
-    if (sum.unpack->targets[0]->type != Type::int64()) return false;
+    if (targets == 3) {
+      sum.row = cast<VarRef>(*sum.unpack->targets[0]).name;
+      if (sum.unpack->targets[0]->type != Type::int64()) return false;
+    }
+    names.insert(inner->var);
+    body = inner->body.get();
+    return true;
+  }
+
+  bool match(const For& f, RowSum& sum) {
+    std::set<std::string> names;
+    const Block* body = nullptr;
+    if (!entries(f, sum, names, body)) return false;
+    const std::string& r = sum.row;
+    const std::string& entry = f.isRange ? cast<For>(*f.body->stmts[0]).var : f.var;
     // out[r] = out[r] + E
-    auto* update = dyn_cast<Assign>(f.body->stmts[1].get());
+    auto* update = dyn_cast<Assign>(body->stmts[1].get());
     if (!update || !update->value || update->targets.size() != 1) return false;
     sum.out = elementOf(*update->targets[0], r);
     auto* add = dyn_cast<Binary>(update->value.get());
@@ -114,13 +157,12 @@ class NonzeroRows {
     if (add->lhs->type != sum.elem || sum.term->type != sum.elem || add->type != sum.elem) return false;
     std::set<std::string> outMemory = priv->second.views;
     outMemory.insert(*sum.out);
-    // E reads the entry only through r, c and v: the row loop binds no
-    // tuple of three.
-    if (hasSideEffects(*sum.term) || mentions(*sum.term, outMemory) || mentions(*sum.term, {f.var})) return false;
-    // Each bound once (by the loop) and read only inside it.
-    names.insert(f.var);
+    // E reads the entry only through r, c and v: the row loop binds a
+    // tuple of its own.
+    if (hasSideEffects(*sum.term) || mentions(*sum.term, outMemory) || mentions(*sum.term, {entry})) return false;
+    // Each bound once (by the loops) and read only inside them.
     VarCounts inside;
-    inside.count(*f.body);
+    inside.count(f);
     for (const std::string& n : names)
       if (counts.binds[n] != 1 || counts.reads[n] != inside.reads[n]) return false;
     return !names.count(sum.matrix->name) && !names.count(*sum.out);
@@ -139,11 +181,12 @@ class NonzeroRows {
     // keeps its r, c and v: each loop's variables are then bound and read
     // in it alone (which opt/PairedRows.h asks of the row loop).
     std::map<std::string, std::string> renamed;
-    for (auto& t : sum.unpack->targets) {
+    renamed[sum.row] = Ctx.newLocal(F, sum.row, i64, loc);
+    for (const Expr* t : {&sum.col(), &sum.val()}) {
       const auto& v = cast<VarRef>(*t);
       renamed[v.name] = Ctx.newLocal(F, v.name, v.type, loc);
     }
-    const std::string& r = renamed[cast<VarRef>(*sum.unpack->targets[0]).name];
+    const std::string& r = renamed[sum.row];
     const Type entryType = Type::tuple({i64, Type::scalar(sparse.elem())});  // what S.row(r) yields
     const std::string acc = Ctx.newLocal(F, "acc", sum.elem, loc), entry = Ctx.newLocal(F, "entry", entryType, loc);
     auto shapeOf = [&](const std::string& name, const Type& t) {
@@ -168,8 +211,8 @@ class NonzeroRows {
     rowArgs.push_back(build::var(loc, r, i64));
     inner->iterable = build::libraryCall(loc, row, "row", std::move(rowArgs), Type::list(entryType));
     auto unpack = std::make_unique<Assign>(sum.unpack->loc);
-    for (size_t i = 1; i < 3; ++i) {
-      unpack->targets.push_back(cloneExpr(*sum.unpack->targets[i]));
+    for (const Expr* t : {&sum.col(), &sum.val()}) {
+      unpack->targets.push_back(cloneExpr(*t));
       rename(*unpack->targets.back(), renamed);
     }
     ExprPtr term = cloneExpr(*sum.term);

@@ -73,7 +73,7 @@ const std::vector<PassInfo>& registry() {
       {"alloc", "allocation hoisting", 2, hoistAllocations},
       // Beside promote, which keeps other accumulators in registers; after
       // overwrite, which must see the row loop's read of out[r].
-      {"nzrows", "sums into out[r] over S.nonzeros() run row by row", 2, sumNonzeroRows},
+      {"nzrows", "sums into out[r] over S.nonzeros() or S.row(r) run row by row", 2, sumNonzeroRows},
       // Last: the element loops it unrolls are fusion's, with the extents
       // LICM hoisted; it copies the loops around them.
       {"promote", "short array accumulators kept in registers", 2, promoteAccumulators},

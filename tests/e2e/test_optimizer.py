@@ -501,10 +501,10 @@ def test_scan_loops(build, opt):
 
 
 def test_nonzero_rows(build, opt):
-    """Sums into out[r] over S.nonzeros() run row by row (nzrows): Python's
-    results bit for bit, on int32 and int64 indices, empty and unsorted
-    rows and duplicate entries, and with out shorter than S's rows (the
-    loop as written)."""
+    """Sums into out[r] over S.nonzeros() and over S.row(r) run row by row
+    (nzrows): Python's results bit for bit, on int32 and int64 indices,
+    empty and unsorted rows and duplicate entries, and with out shorter
+    than S's rows (the loop as written)."""
     import scipy.sparse as sp
     comp, ref = build("optimizer", opt)
     rng = np.random.default_rng(12)
@@ -526,12 +526,14 @@ def test_nonzero_rows(build, opt):
         dup = sp.csr_matrix((np.concatenate(data), np.concatenate(cols).astype(np.int32), 2 * S.indptr), shape=(m, n))
         assert dup.nnz == 2 * S.nnz
         for M in (S, wide):
+            same(comp.row_sums_into, ref.row_sums_into, M, x)
             same(comp.nonzero_row_sums, ref.nonzero_row_sums, M, x, m)
             same(comp.nonzero_row_sums, ref.nonzero_row_sums, M, x, m + 3)
             I = sp.csr_matrix((np.round(M.data * 100).astype(np.int64), M.indices, M.indptr), shape=M.shape)
             same(comp.nonzero_row_ints, ref.nonzero_row_ints, I, m)
             same(comp.nonzero_row_squares_f32, ref.nonzero_row_squares_f32, M.astype(np.float32), m)
         same(comp.nonzero_row_sums, ref.nonzero_row_sums, dup, x, m)
+        same(comp.row_sums_into, ref.row_sums_into, dup, x)
         # out shorter than S's rows: the loop as written (the last rows are empty)
         short = sp.vstack([S, sp.csr_matrix((3, n))]).tocsr()
         same(comp.nonzero_row_sums, ref.nonzero_row_sums, short, x, m)
@@ -567,6 +569,7 @@ def test_row_folds_in_pairs(build, opt):
             same(comp.row_folds, ref.row_folds, S, x)
             same(comp.row_quotients, ref.row_quotients, S, x)
             same(comp.nonzero_row_sums, ref.nonzero_row_sums, S, x, m)
+            same(comp.row_sums_into, ref.row_sums_into, S, x)
             I = sp.csr_matrix((np.round(S.data * 100).astype(np.int64), S.indices, S.indptr), shape=S.shape)
             same(comp.row_folds_max, ref.row_folds_max, I, rng.integers(-10**6, 10**6, m))
         # each row's entries twice, in shuffled order
@@ -575,6 +578,7 @@ def test_row_folds_in_pairs(build, opt):
         dup = sp.csr_matrix((S.data[order], S.indices[order], 2 * S.indptr), shape=S.shape)
         same(comp.row_folds, ref.row_folds, dup, x)
         same(comp.nonzero_row_sums, ref.nonzero_row_sums, dup, x, m)
+        same(comp.row_sums_into, ref.row_sums_into, dup, x)
 
 
 def test_row_folds_in_pairs_raise_in_row_order(build, opt):

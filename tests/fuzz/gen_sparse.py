@@ -125,7 +125,16 @@ def row_fold(rng):
     stored in out[i] (what the pairs pass runs two rows at a time), its
     start, step and store drawn from forms the pass takes, and now and then
     one it leaves alone (the scalar read after the loop, out read by the
-    step)."""
+    step); or one that adds into out[i] itself (what nzrows rewrites)."""
+    if rng.random() < 0.3:
+        # Written into out[i] itself: nzrows runs it with out[i] in a local.
+        return "\n".join([
+            "def k(S: SparseMat(float64), v: Array(float64), a: float64) -> Array(float64):",
+            "    out = " + rng.choice(["zeros(shape(S, 0))", "full(shape(S, 0) + 1, a)"]),
+            "    for i in range(shape(S, 0)):",
+            "        for j, x in S.row(i):",
+            f"            out[i] += {scalar_tree(rng, rng.randint(1, 3))}",
+            "    return out"]) + "\n"
     start = rng.choice(["0.0", "a", "float64(i)", "v[i % len(v)]", "-0.0"])
     term = scalar_tree(rng, rng.randint(1, 3))
     step = rng.choice(["acc + {e}", "max(acc, {e})", "acc * 0.5 + {e}", "{e} - acc"]).format(e=term)
