@@ -324,8 +324,10 @@ template <int K>
 struct Nest {
   int rank = 0;
   int64_t size = 1;
-  int64_t shape[kMaxRank];
-  int64_t strides[K][kMaxRank];
+  // Zeroed past `rank` too: g++ 12 otherwise warns that reduce_into may
+  // read strides[1][0] uninitialized (it tests rank == 2 first).
+  int64_t shape[kMaxRank] = {};
+  int64_t strides[K][kMaxRank] = {};
 
   Nest(const Layout* ops) {
     const Layout& out = ops[0];
