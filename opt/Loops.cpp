@@ -73,6 +73,27 @@ void appendGuardedLoop(std::vector<StmtPtr>& out, ExprPtr entryTest, std::vector
   out.push_back(build::ifThen(loc, std::move(entryTest), std::move(hoisted)));
 }
 
+namespace {
+
+void visitSequentialLoops(Block& b, bool inParallel, const std::function<bool(StmtPtr&)>& visit) {
+  for (auto& s : b.stmts) {
+    auto* loop = dyn_cast<For>(s.get());
+    if (loop && !loop->parallel && !inParallel && visit(s)) continue;
+    const bool parallel = inParallel || s->kind == StmtKind::Task || (loop && loop->parallel);
+    if (auto* nested = dyn_cast<Block>(s.get())) {
+      visitSequentialLoops(*nested, parallel, visit);
+      continue;
+    }
+    forEachPart(*s, [](ExprPtr&) {}, [&](Block& inner) { visitSequentialLoops(inner, parallel, visit); });
+  }
+}
+
+}  // namespace
+
+void visitSequentialLoops(Block& b, const std::function<bool(StmtPtr&)>& visit) {
+  visitSequentialLoops(b, false, visit);
+}
+
 void markOutermost(Block& b, const std::function<bool(Stmt&)>& mark) {
   for (auto& s : b.stmts) {
     if (mark(*s)) continue;

@@ -1,6 +1,7 @@
-// Questions and helpers about one loop that several passes share (LICM and
-// allocation hoisting): whether references may escape an iteration, and the
-// test that a loop runs at least once.
+// Questions and helpers about loops that several passes share (LICM,
+// allocation hoisting, the passes that mark or rewrite whole loops):
+// whether references may escape an iteration, the test that a loop runs at
+// least once, and walks over a function's loops.
 #pragma once
 
 #include <functional>
@@ -36,5 +37,12 @@ void appendGuardedLoop(std::vector<StmtPtr>& out, ExprPtr entryTest, std::vector
 /// ones first, except the statements inside one for which `mark` returned
 /// true: what the passes that mark innermost loops (divcheck, scan) walk.
 void markOutermost(Block& b, const std::function<bool(Stmt&)>& mark);
+
+/// Calls `visit` on every `for` of `b` and those nested in it that runs
+/// sequentially (neither a pfor nor inside one or a task), outer ones
+/// first, with its owning pointer, which `visit` may replace; not on the
+/// loops inside one for which `visit` returned true: what the passes that
+/// rewrite or mark a sequential loop whole walk (nzrows, pairs).
+void visitSequentialLoops(Block& b, const std::function<bool(StmtPtr&)>& visit);
 
 }  // namespace pydd

@@ -6,6 +6,7 @@
 #include "ir/Builder.h"
 #include "ir/Visitor.h"
 #include "opt/Effects.h"
+#include "opt/Loops.h"
 #include "opt/PrivateArrays.h"
 #include "stdlib/Catalog.h"
 
@@ -49,33 +50,21 @@ class NonzeroRows {
  public:
   NonzeroRows(Function& f, PassContext& ctx) : F(f), Ctx(ctx), Private(privateArrays(f)) { counts.count(*f.body); }
 
-  void run() { block(*F.body, false); }
+  void run() {
+    visitSequentialLoops(*F.body, [&](StmtPtr& s) {
+      RowSum sum;
+      if (!match(cast<For>(*s), sum)) return false;
+      s = rewrite(std::move(s), sum);  // the loop as written is in its else
+      ++Ctx.stats["nzrows: sums into out[r] run row by row with out[r] in a local"];
+      return true;
+    });
+  }
 
  private:
   Function& F;
   PassContext& Ctx;
   std::map<std::string, PrivateArray> Private;
   VarCounts counts;
-
-  void block(Block& b, bool inParallel) {
-    for (size_t i = 0; i < b.stmts.size(); ++i) {
-      Stmt& s = *b.stmts[i];
-      if (auto* f = dyn_cast<For>(&s); f && !inParallel) {
-        RowSum sum;
-        if (match(*f, sum)) {
-          b.stmts[i] = rewrite(std::move(b.stmts[i]), sum);  // the loop as written is in its else
-          ++Ctx.stats["nzrows: sums into out[r] run row by row with out[r] in a local"];
-          continue;
-        }
-      }
-      const bool parallel = inParallel || s.kind == StmtKind::Task || (isa<For>(s) && cast<For>(s).parallel);
-      if (auto* inner = dyn_cast<Block>(&s)) {
-        block(*inner, parallel);
-        continue;
-      }
-      forEachPart(s, [](ExprPtr&) {}, [&](Block& inner) { block(inner, parallel); });
-    }
-  }
 
   /// The loop's entries: `for r, c, v in S.nonzeros()`, or `for i in
   /// range(0, shape(S, 0), 1)` whose body is only `for c, v in S.row(i)`.

@@ -5,6 +5,7 @@
 
 #include "ir/Visitor.h"
 #include "opt/Effects.h"
+#include "opt/Loops.h"
 #include "opt/PrivateArrays.h"
 #include "stdlib/Catalog.h"
 
@@ -38,30 +39,21 @@ class PairedRows {
  public:
   PairedRows(Function& f, PassContext& ctx) : F(f), Ctx(ctx), Private(privateArrays(f)) { counts.count(*f.body); }
 
-  void run() { block(*F.body, false); }
+  void run() {
+    visitSequentialLoops(*F.body, [&](StmtPtr& s) {
+      auto& loop = cast<For>(*s);
+      if (!foldsRows(loop)) return false;
+      loop.rowsInPairs = true;
+      ++Ctx.stats["pairs: row loops run two rows at a time"];
+      return true;
+    });
+  }
 
  private:
   Function& F;
   PassContext& Ctx;
   std::map<std::string, PrivateArray> Private;
   VarCounts counts;
-
-  void block(Block& b, bool inParallel) {
-    for (auto& st : b.stmts) {
-      Stmt& s = *st;
-      if (auto* f = dyn_cast<For>(&s); f && !inParallel && foldsRows(*f)) {
-        f->rowsInPairs = true;
-        ++Ctx.stats["pairs: row loops run two rows at a time"];
-        continue;
-      }
-      const bool parallel = inParallel || s.kind == StmtKind::Task || (isa<For>(s) && cast<For>(s).parallel);
-      if (auto* inner = dyn_cast<Block>(&s)) {
-        block(*inner, parallel);
-        continue;
-      }
-      forEachPart(s, [](ExprPtr&) {}, [&](Block& inner) { block(inner, parallel); });
-    }
-  }
 
   bool foldsRows(const For& f) {
     // for i in range(0, shape(S, 0), 1)
