@@ -15,6 +15,7 @@
 #include "ir/Visitor.h"
 #include "opt/Contiguity.h"
 #include "opt/Effects.h"
+#include "opt/Loops.h"
 #include "opt/Privatization.h"
 #include "opt/ValueRanges.h"
 #include "stdlib/Catalog.h"
@@ -1179,10 +1180,11 @@ class FunctionEmitter {
     const std::string row = temp("row"), rowVar = "[[maybe_unused]] const " + cxxType(*F.lookup(f.var)) + " " +
                                                   var(f.var) + " = " + row + ";";
     auto param = [&](const Expr& target) { return "[[maybe_unused]] const " + cxxType(target.type) + " " + var(pydd::cast<VarRef>(target).name); };
+    const auto& store = pydd::cast<Assign>(*f.body->stmts[2]);
     // Run again as written after an error unless that would find some rows
     // stored (start or finish reads out).
-    const auto& out = pydd::cast<VarRef>(*pydd::cast<Index>(*pydd::cast<Assign>(*f.body->stmts[2]).targets[0]).base).name;
-    const bool rerun = !mentions(*init.value, {out}) && !mentions(*pydd::cast<Assign>(*f.body->stmts[2]).value, {out});
+    const auto& out = pydd::cast<VarRef>(*pydd::cast<Index>(*store.targets[0]).base).name;
+    const bool rerun = !mentions(*init.value, {out}) && !mentions(*store.value, {out});
     line(depth, "if (!pydd::detail::sp_rows_in_pairs<" + accType + ">(" + HoistedRows.view + ", 0, " + expr(*f.stop) + ", " +
                     (rerun ? "true" : "false") + ",");
     line(depth + 2, "[&](const int64_t " + row + ") -> " + accType + " { " + rowVar + " return " + expr(*init.value) + "; },");
@@ -1190,7 +1192,7 @@ class FunctionEmitter {
                         param(*unpack.targets[1]) + ") -> " + accType + " { " + rowVar + " return " + expr(*step.value) + "; },");
     line(depth + 2, "[&](const int64_t " + row + ", [[maybe_unused]] const " + accType + " " + acc + ") {");
     line(depth + 3, rowVar);
-    stmt(*f.body->stmts[2], depth + 3);
+    stmt(store, depth + 3);
     line(depth + 2, "})) {");
     PairedFallback = &f;
     forLoop(f, depth + 1);
@@ -1741,13 +1743,8 @@ class FunctionEmitter {
   /// unassigned in its body: every i is a row of m, which the body cannot
   /// replace (hoistableRowMatrix), so `m.row(i)` needs no index check.
   static bool rowIndexInRange(const For& f, const std::string& m) {
-    int64_t start, step;
-    auto* stop = dyn_cast<Call>(f.stop.get());
-    if (!f.isRange || !constantInt(*f.start, start) || start != 0 || !constantInt(*f.step, step) || step != 1) return false;
-    if (!stop || !stop->library || stop->callee != "shape" || stop->args.size() != 2) return false;
-    auto* of = dyn_cast<VarRef>(stop->args[0].get());
-    int64_t axis;
-    return of && of->name == m && constantInt(*stop->args[1], axis) && axis == 0 && !assignedVars(*f.body).count(f.var);
+    const VarRef* of = rowsLoopMatrix(f);
+    return of && of->name == m && !assignedVars(*f.body).count(f.var);
   }
 
   /// The C++ name of a pydd variable, computed once per variable.

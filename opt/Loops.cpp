@@ -73,6 +73,17 @@ void appendGuardedLoop(std::vector<StmtPtr>& out, ExprPtr entryTest, std::vector
   out.push_back(build::ifThen(loc, std::move(entryTest), std::move(hoisted)));
 }
 
+const VarRef* rowsLoopMatrix(const For& loop) {
+  int64_t start, step, axis;
+  auto* stop = loop.stop ? dyn_cast<Call>(loop.stop.get()) : nullptr;
+  if (!loop.isRange || !constantInt(*loop.start, start) || start != 0 || !constantInt(*loop.step, step) || step != 1 ||
+      !stop || !stop->library || stop->callee != "shape" || stop->args.size() != 2 ||
+      !constantInt(*stop->args[1], axis) || axis != 0)
+    return nullptr;
+  auto* matrix = dyn_cast<VarRef>(stop->args[0].get());
+  return matrix && matrix->type.isSparse() ? matrix : nullptr;
+}
+
 namespace {
 
 void visitSequentialLoops(Block& b, bool inParallel, const std::function<bool(StmtPtr&)>& visit) {

@@ -38,6 +38,10 @@ void appendGuardedLoop(std::vector<StmtPtr>& out, ExprPtr entryTest, std::vector
 /// true: what the passes that mark innermost loops (divcheck, scan) walk.
 void markOutermost(Block& b, const std::function<bool(Stmt&)>& mark);
 
+/// The SparseMat variable S when `loop` is `for i in range(0, shape(S, 0),
+/// 1)`: its iterations are S's rows, in order. Else null.
+const VarRef* rowsLoopMatrix(const For& loop);
+
 /// Calls `visit` on every `for` of `b` and those nested in it that runs
 /// sequentially (neither a pfor nor inside one or a task), outer ones
 /// first, with its owning pointer, which `visit` may replace; not on the

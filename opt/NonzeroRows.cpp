@@ -73,14 +73,10 @@ class NonzeroRows {
   bool entries(const For& f, RowSum& sum, std::set<std::string>& names, const Block*& body) {
     const For* inner = &f;
     size_t targets = 3;
+    const VarRef* rowsOf = nullptr;  // S, when f counts S's rows
     if (f.isRange) {
-      int64_t start, step, axis;
-      auto* stop = f.stop ? dyn_cast<Call>(f.stop.get()) : nullptr;
-      if (f.parallel || !constantInt(*f.start, start) || start != 0 || !constantInt(*f.step, step) || step != 1 ||
-          !stop || !stop->library || stop->callee != "shape" || stop->args.size() != 2 ||
-          !constantInt(*stop->args[1], axis) || axis != 0 || f.body->stmts.size() != 1 ||
-          *F.lookup(f.var) != Type::int64())
-        return false;
+      rowsOf = rowsLoopMatrix(f);
+      if (f.parallel || !rowsOf || f.body->stmts.size() != 1 || *F.lookup(f.var) != Type::int64()) return false;
       inner = dyn_cast<For>(f.body->stmts[0].get());
       if (!inner || inner->isRange) return false;
       names.insert(f.var);
@@ -94,11 +90,8 @@ class NonzeroRows {
       return false;
     sum.matrix = dyn_cast<VarRef>(call->args[0].get());
     if (!sum.matrix) return false;
-    if (targets == 2) {
-      // S.row(i) of the S whose rows the outer loop counts
-      auto* of = dyn_cast<VarRef>(cast<Call>(*f.stop).args[0].get());
-      if (!of || of->name != sum.matrix->name || !isVar(*call->args[1], f.var)) return false;
-    }
+    // S.row(i) of the S whose rows the outer loop counts
+    if (rowsOf && (rowsOf->name != sum.matrix->name || !isVar(*call->args[1], f.var))) return false;
     // r, c, v = entry (or c, v = entry)
     sum.unpack = dyn_cast<Assign>(inner->body->stmts[0].get());
     if (!sum.unpack || !sum.unpack->value || sum.unpack->targets.size() != targets ||

@@ -57,14 +57,8 @@ class PairedRows {
 
   bool foldsRows(const For& f) {
     // for i in range(0, shape(S, 0), 1)
-    int64_t start, step, axis;
-    auto* stop = f.stop ? dyn_cast<Call>(f.stop.get()) : nullptr;
-    if (!f.isRange || f.parallel || !constantInt(*f.start, start) || start != 0 || !constantInt(*f.step, step) ||
-        step != 1 || !stop || !stop->library || stop->callee != "shape" || stop->args.size() != 2 ||
-        !constantInt(*stop->args[1], axis) || axis != 0 || f.body->stmts.size() != 3)
-      return false;
-    auto* matrix = asVar(stop->args[0].get());
-    if (!matrix || !matrix->type.isSparse()) return false;
+    const VarRef* matrix = rowsLoopMatrix(f);
+    if (!matrix || f.parallel || f.body->stmts.size() != 3) return false;
     const std::string& i = f.var;
     const Stmt& init = *f.body->stmts[0];
     auto* rows = dyn_cast<For>(f.body->stmts[1].get());

@@ -195,6 +195,16 @@ inline bool sp_rows_in_pairs(const Csr<T, I>& s, int64_t from, int64_t to, bool 
     int64_t ka = p[ra], ea = p[ra + 1], kb = p[rb], eb = p[rb + 1];
     Acc a = start(ra), b = start(rb);
     int64_t budget = kInterruptLongLoop;  // Ctrl-C is checked when it runs out (see kInterruptRowWork)
+    // Stores row r and moves its stream to the next row of [r, stop):
+    // false when there is none.
+    auto next_row = [&](int64_t& r, int64_t& end, Acc& acc, int64_t stop) {
+      finish(r, acc);
+      if (++r == stop) return false;
+      acc = start(r);
+      end = p[r + 1];
+      budget -= kInterruptRowWork;
+      return true;
+    };
     for (;;) {
       // Both rows' next entries, up to the end of the shorter one.
       const int64_t n = std::min({ea - ka, eb - kb, std::max<int64_t>(budget / 2, 1)});
@@ -205,20 +215,8 @@ inline bool sp_rows_in_pairs(const Csr<T, I>& s, int64_t from, int64_t to, bool 
       ka += n;
       kb += n;
       budget -= 2 * n;
-      if (ka == ea) {
-        finish(ra, a);
-        if (++ra == split) break;
-        a = start(ra);
-        ea = p[ra + 1];
-        budget -= kInterruptRowWork;
-      }
-      if (kb == eb) {
-        finish(rb, b);
-        if (++rb == to) break;
-        b = start(rb);
-        eb = p[rb + 1];
-        budget -= kInterruptRowWork;
-      }
+      if (ka == ea && !next_row(ra, ea, a, split)) break;
+      if (kb == eb && !next_row(rb, eb, b, to)) break;
       if (budget <= 0) {
         budget = kInterruptLongLoop;
         check_interrupt();
