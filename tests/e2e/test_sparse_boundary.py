@@ -193,6 +193,38 @@ def test_invalid_column_is_value_error(k, index, bad):
 
 
 @pytest.mark.parametrize("index", ["int32", "int64"])
+def test_spmv_long_rows(k, index):
+    """spmv sums two rows at a time where rows average 24 entries or more
+    over at most 16384 columns, else row by row: SciPy's result bit for bit
+    on both sides of both limits, with empty rows, a full row, unsorted rows
+    with duplicates and a strided x. A column out of range raises SciPy's
+    error from either half of the rows, and from a wide matrix."""
+    rng = np.random.default_rng(43)
+    for m, n, per_row in ((300, 2000, 60), (61, 400, 30), (2, 50, 40), (400, 300, 20), (200, 20000, 40)):
+        counts = rng.poisson(per_row, m)
+        counts[rng.integers(0, m, m // 10)] = 0
+        counts[m // 3] = n
+        counts = np.minimum(counts, n)
+        order = np.concatenate([rng.permutation(np.r_[rng.choice(n, c, replace=False), rng.integers(0, n, c // 8)])
+                                for c in counts])
+        indptr = np.concatenate([[0], np.cumsum(counts + counts // 8)])
+        data = rng.normal(size=len(order)) * 10.0 ** rng.integers(-4, 5, len(order))
+        A = sp.csr_matrix((data, order, indptr), shape=(m, n))
+        if index == "int64":  # scipy keeps int32 indices where they fit
+            A = with_int64_indices(A)
+        assert A.indices.dtype == np.dtype(index)
+        x = rng.normal(size=2 * n)[::2]
+        np.testing.assert_array_equal(k.spmv_of(A, x), A @ x, err_msg=f"{m}x{n}, {per_row} a row")
+        for row in sorted({0, m // 2 + 1, m - 1} - {m}):
+            for bad, msg in ((-1, ">= 0"), (n, f"< {n}")):
+                B = A.copy()
+                if B.indptr[row + 1] > B.indptr[row]:
+                    B.indices[B.indptr[row + 1] - 1] = bad
+                    with pytest.raises(ValueError, match=f"column index values must be {msg}"):
+                        k.spmv_of(B, x)
+
+
+@pytest.mark.parametrize("index", ["int32", "int64"])
 def test_both_index_widths_compute_the_same(k, index):
     A = random_csr(40, 30, density=0.2, seed=13)
     if index == "int64":

@@ -672,4 +672,39 @@ TEST(SparseMat, RowsInPairsErrors) {
   pydd::Interrupt::requested = 0;
 }
 
+/// spmv sums two rows at a time where that pays, on each thread's rows:
+/// the same sums as row by row, and Ctrl-C there propagates from the
+/// calling thread (none may leave an OpenMP region).
+TEST(SparseMat, SpmvRowsInPairs) {
+  const int64_t rows = 400, cols = 300;  // 200 a row: 80000 entries, enough for threads
+  std::vector<int32_t> indptr(rows + 1), index;
+  std::vector<double> value;
+  std::mt19937_64 rng(12);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t k = 0; k < 200; ++k) {
+      index.push_back(static_cast<int32_t>(rng() % cols));
+      value.push_back(std::ldexp(static_cast<double>(rng() % 1000), -static_cast<int>(rng() % 40)));
+    }
+    indptr[r + 1] = static_cast<int32_t>(index.size());
+  }
+  std::vector<double> xs(cols), want(rows);
+  for (auto& e : xs) e = std::ldexp(static_cast<double>(rng() % 1000) - 500.0, -static_cast<int>(rng() % 20));
+  for (int64_t r = 0; r < rows; ++r) {
+    double acc = 0.0;
+    for (int64_t k = indptr[r]; k < indptr[r + 1]; ++k) acc = acc + value[k] * xs[index[k]];
+    want[r] = acc;
+  }
+  const auto S = SparseMat<double>::from_csr(rows, cols, vec<int32_t>(indptr), vec<int32_t>(index), vec<double>(value));
+  const auto x = vec<double>(xs);
+  for (int threads : {1, 2}) {
+    pydd::set_num_threads(threads);
+    const auto y = pydd::spmv(S, x);
+    for (int64_t r = 0; r < rows; ++r) ASSERT_EQ(y.data()[r], want[r]) << threads << " threads, row " << r;
+    pydd::Interrupt::requested = 1;
+    EXPECT_TRUE(Raises([&] { pydd::spmv(S, x); }, ErrorKind::KeyboardInterrupt, "interrupted")) << threads;
+    pydd::Interrupt::requested = 0;
+  }
+  pydd::set_num_threads(0);
+}
+
 }  // namespace
