@@ -1423,9 +1423,9 @@ class FunctionEmitter {
   /// kInterruptLongLoop: the periodic check and the long row's check in one
   /// test per row (a loop over rows of 10 entries ran 4% faster).
   /// When the enclosing loop ranges over the matrix's rows and walks row i
-  /// in iteration i (stripsRows), it runs in strips of rows of at most that
-  /// much work instead (pydd::interrupt_strip_end), checking once per strip,
-  /// and its rows test nothing.
+  /// in iteration i (stripsRows), it runs in strips of rows of at most
+  /// kInterruptStripWork instead (pydd::interrupt_strip_end), checking once
+  /// per strip, and its rows test nothing.
   struct WorkBudget {
     std::string counter;
     const Call* rows = nullptr;  // the row loop that keeps the count

@@ -558,19 +558,19 @@ TEST(SparseMat, RandomizedAgainstDense) {
 
 
 // interrupt_strip_end: the longest strip of rows whose work (entries plus
-// kInterruptRowWork a row) is at most kInterruptLongLoop, and at least one
+// kInterruptRowWork a row) is at most kInterruptStripWork, and at least one
 // row, checked against a linear scan on row lengths from empty to long.
 TEST(SparseMat, InterruptStrips) {
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 200; ++trial) {
-    const int64_t rows = 1 + static_cast<int64_t>(rng() % 1200);
+    const int64_t rows = 1 + static_cast<int64_t>(rng() % 12000);
     std::vector<int32_t> indptr(rows + 1, 0);
     const int kind = trial % 4;  // empty rows, short rows, a mix with long ones, all long
     for (int64_t r = 0; r < rows; ++r) {
       int64_t len = 0;
       if (kind == 1) len = rng() % 20;
-      if (kind == 2) len = rng() % 8 == 0 ? rng() % 9000 : rng() % 40;
-      if (kind == 3) len = 3000 + rng() % 3000;
+      if (kind == 2) len = rng() % 8 == 0 ? rng() % 90000 : rng() % 40;
+      if (kind == 3) len = 30000 + rng() % 30000;
       indptr[r + 1] = indptr[r] + static_cast<int32_t>(len);
     }
     const int64_t stop = rows - static_cast<int64_t>(rng() % 3 == 0 ? rng() % rows : 0);
@@ -578,14 +578,15 @@ TEST(SparseMat, InterruptStrips) {
     for (int64_t at = 0; at < stop; ++strips) {
       int64_t want = at + 1;  // the linear scan: extend while the next row fits
       while (want < stop && indptr[want + 1] - indptr[at] + pydd::kInterruptRowWork * (want + 1 - at) <=
-                                pydd::kInterruptLongLoop)
+                                pydd::kInterruptStripWork)
         ++want;
       const int64_t end = pydd::interrupt_strip_end(indptr.data(), at, stop);
       ASSERT_EQ(end, want) << "trial " << trial << " at " << at;
       at = end;
     }
     if (kind == 0) {
-      EXPECT_EQ(strips, (stop + 255) / 256);  // 256 empty rows a strip
+      constexpr int64_t empty_rows = pydd::kInterruptStripWork / pydd::kInterruptRowWork;  // a strip
+      EXPECT_EQ(strips, (stop + empty_rows - 1) / empty_rows);
     }
   }
 }

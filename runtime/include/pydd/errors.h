@@ -76,26 +76,33 @@ inline constexpr int64_t kInterruptPeriod = 16;
 inline constexpr int64_t kInterruptLongLoop = 4096;
 /// A loop over rows whose every iteration runs a loop over S.row(i) counts
 /// its work instead: each row's entries plus kInterruptRowWork for the row
-/// itself, checking when the count reaches kInterruptLongLoop (so every
-/// 256th empty row, and before a row of kInterruptLongLoop entries).
+/// itself, in strips of rows (interrupt_strip_end).
 inline constexpr int64_t kInterruptRowWork = 16;
+
+/// The work a strip of rows (below) may count: each row's entries plus
+/// kInterruptRowWork. A strip's rows run with no test, so Ctrl-C waits at
+/// most about this many entries' work (tens of microseconds). Larger than
+/// kInterruptLongLoop because a strip's end is a binary search whose steps
+/// mispredict: with strips 16x shorter, on rows of 10 entries, finding
+/// them cost bench/sparse.py's row loop 2-5%.
+inline constexpr int64_t kInterruptStripWork = int64_t{1} << 16;
 
 /// The end of a strip of rows [at, end) for a loop over a matrix's rows whose
 /// every iteration walks its own row (row r's entries are indptr[r] to
 /// indptr[r + 1]): the most rows from `at` on, before `stop`, whose work
-/// counted as above is at most kInterruptLongLoop, and always at least one.
+/// counted as above is at most kInterruptStripWork, and always at least one.
 /// Such a loop checks Ctrl-C once per strip and its rows run with no test:
 /// without the test per row, bench/sparse.py's row-by-row product ran up to
 /// 17% faster in one process (0-17% over runs, the most on jhu's matrix).
 template <class I>
 inline int64_t interrupt_strip_end(const I* indptr, int64_t at, int64_t stop) {
-  constexpr int64_t most_rows = kInterruptLongLoop / kInterruptRowWork;
+  constexpr int64_t most_rows = kInterruptStripWork / kInterruptRowWork;
   const int64_t first = indptr[at];
   // The end is in [lo, hi]: the last one whose strip fits, else at + 1.
   int64_t lo = at + 1, hi = stop - at > most_rows ? at + most_rows : stop;
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo + 1) / 2;
-    if (int64_t(indptr[mid]) - first + kInterruptRowWork * (mid - at) <= kInterruptLongLoop) lo = mid;
+    if (int64_t(indptr[mid]) - first + kInterruptRowWork * (mid - at) <= kInterruptStripWork) lo = mid;
     else hi = mid - 1;
   }
   return lo;
