@@ -1203,6 +1203,13 @@ SparseMat<detail::sp_result_t<R, T, U>> spm_mul(const Array<U, N>& D, const Spar
 // ---- products ---------------------------------------------------------------------------
 
 namespace detail {
+/// One term of a row of S @ x added to its sum: the row loop below and the
+/// paired rows (spmv) both add it, so their sums are the same bit for bit.
+template <class Out, class T, class U>
+inline Out sp_matvec_term(Out acc, T value, U x) {
+  return sp_add<Out>(acc, sp_mul<Out>(static_cast<Out>(value), static_cast<Out>(x)));
+}
+
 /// Rows [i0, i1) of o = S @ x, one by one, each row's products summed in
 /// order (csr_matvec's order). False at a column index out of range, the
 /// rest not computed (checked only when Check; S @ x then raises). The
@@ -1232,7 +1239,7 @@ bool sp_matvec_rows(const Csr<T, I>& a, const U* __restrict x, Stride stride, Ou
       // index is what the vectorizer cannot see through.
       asm("" : "+r"(j));
       if (Check && __builtin_expect(static_cast<uint64_t>(j) >= n, 0)) return false;  // negative: huge
-      acc = sp_add<Out>(acc, sp_mul<Out>(static_cast<Out>(vals[k]), static_cast<Out>(x[j * stride])));
+      acc = sp_matvec_term<Out>(acc, vals[k], x[j * stride]);
     }
     o[i] = acc;
   }
@@ -1241,9 +1248,9 @@ bool sp_matvec_rows(const Csr<T, I>& a, const U* __restrict x, Stride stride, Ou
 }  // namespace detail
 
 /// spmv(S, x): S @ x for a 1-D x (csr_matvec: one sequential sum per row).
-/// The column indices of a borrowed matrix are range-checked in the same
-/// pass (an out-of-range one reads x[0] instead, then raises), so a call
-/// from Python reads the structure once, as scipy does.
+/// The column indices of a borrowed matrix are range-checked as the rows
+/// read them (an out-of-range one stops the rows, then raises scipy's
+/// error), so a call from Python reads the structure once, as scipy does.
 template <class R = void, class T, class U>
 Array<detail::sp_result_t<R, T, U>, 1> spmv(const SparseMat<T>& S, const Array<U, 1>& x) {
   using Out = detail::sp_result_t<R, T, U>;
@@ -1269,9 +1276,7 @@ Array<detail::sp_result_t<R, T, U>, 1> spmv(const SparseMat<T>& S, const Array<U
       try {
         if (detail::sp_rows_in_pairs<Out>(
                 a, r0, r1, /*rerun=*/true, [](int64_t) { return Out(0); },
-                [&](int64_t, Out acc, int64_t j, T value) {
-                  return detail::sp_add<Out>(acc, detail::sp_mul<Out>(static_cast<Out>(value), static_cast<Out>(xp[j * stride])));
-                },
+                [&](int64_t, Out acc, int64_t j, T value) { return detail::sp_matvec_term<Out>(acc, value, xp[j * stride]); },
                 [&](int64_t i, Out acc) { o[i] = acc; }))
           return;
       } catch (...) {  // Ctrl-C: rethrown after the threads' parts
