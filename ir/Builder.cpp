@@ -167,6 +167,7 @@ StmtPtr cloneStmt(const Stmt& s) {
       n->storesFresh = f.storesFresh;
       n->defersDivisionChecks = f.defersDivisionChecks;
       n->rowsInPairs = f.rowsInPairs;
+      n->gathersFrom = f.gathersFrom;
       n->body = blockOrNull(f.body);
       return n;
     }

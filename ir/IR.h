@@ -318,6 +318,11 @@ struct For : Stmt {
   /// of a private array: the rows are independent, so code generation may
   /// run two at a time (pydd::detail::sp_rows_in_pairs). A hint.
   bool rowsInPairs = false;
+  /// Set by prefetchGathers on a loop over S.row(i) or S.nonzeros() whose
+  /// body reads x[j], j the entry's column: the 1-D arrays so read. Code
+  /// generation may prefetch them at the column of an entry further on
+  /// (pydd::detail::prefetch_gather). A hint.
+  std::vector<std::string> gathersFrom;
   BlockPtr body;
 };
 struct Return : Stmt {

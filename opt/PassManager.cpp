@@ -15,6 +15,7 @@
 #include "opt/ForwardSubst.h"
 #include "opt/Fuse.h"
 #include "opt/SampledFusion.h"
+#include "opt/PrefetchGathers.h"
 #include "opt/ScanLoops.h"
 #include "opt/SparseLayout.h"
 #include "opt/LICM.h"
@@ -83,6 +84,7 @@ const std::vector<PassInfo>& registry() {
       {"divcheck", "float division checks tested after the loop", 2, deferDivisionChecks},
       {"scan", "while loops that step an index through an array", 2, markScanLoops},
       {"pairs", "row loops that fold each row run two rows at a time", 2, pairRowFolds},
+      {"prefetch", "sparse loops prefetch the vectors they gather from", 2, prefetchGathers},
   };
   return passes;
 }

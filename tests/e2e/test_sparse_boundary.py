@@ -7,7 +7,9 @@ parameter. A kernel that may write the matrix (spm_set_item) gets a copy, so
 the caller's matrix never changes. Out: a scipy.sparse.csr_matrix whose
 arrays are the kernel's own buffers (int64 indices, no copy)."""
 
+import ctypes
 import gc
+import mmap
 
 import numpy as np
 import pytest
@@ -222,6 +224,59 @@ def test_spmv_long_rows(k, index):
                     B.indices[B.indptr[row + 1] - 1] = bad
                     with pytest.raises(ValueError, match=f"column index values must be {msg}"):
                         k.spmv_of(B, x)
+
+
+def ending_at_unreadable_page(values):
+    """A copy of the 1-D array `values` whose last element ends where a page
+    that cannot be read begins: reading one element past it crashes."""
+    page = mmap.PAGESIZE
+    pages = -(-values.nbytes // page) + 1
+    buf = mmap.mmap(-1, pages * page)
+    start = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.mprotect(ctypes.c_void_p(start + (pages - 1) * page), ctypes.c_size_t(page), 0) == 0
+    guarded = np.frombuffer(buf, values.dtype, len(values), (pages - 1) * page - values.nbytes)
+    guarded[:] = values
+    return guarded
+
+
+@pytest.mark.parametrize("index", ["int32", "int64"])
+def test_gathers_prefetched(k, index):
+    """Loops that read x at each entry's column (over S.row(i) and
+    S.nonzeros(), and spmv) prefetch x ahead where it spans 256 KiB or
+    more: SciPy's result bit for bit below and above that, with a strided
+    and a reversed x, a float32 y, empty rows and unsorted rows with
+    duplicates. The column indices end where an unreadable page begins, so
+    a prefetch that read an entry past the last would crash. A bad column
+    in the last row raises SciPy's error."""
+    rng = np.random.default_rng(44)
+    for m, n in ((500, 30000), (3000, 40000), (2000, 70000)):  # x: 240, 320, 560 KiB
+        counts = rng.poisson(12, m)
+        counts[rng.integers(0, m, m // 10)] = 0
+        counts[-1] = 3
+        cols = np.concatenate([rng.integers(0, n, c) for c in counts])
+        data = rng.normal(size=len(cols))
+        data[::7] = 0.5  # skipped by gathered_into
+        A = sp.csr_matrix((data, cols, np.r_[0, np.cumsum(counts)]), shape=(m, n))
+        A.indptr = A.indptr.astype(index)
+        A.indices = ending_at_unreadable_page(A.indices.astype(index))
+        y = rng.normal(size=n).astype(np.float32)
+        for x in (rng.normal(size=n), rng.normal(size=2 * n)[::2], rng.normal(size=n)[::-1]):
+            what = f"{m}x{n}, x strides {x.strides}"
+            want = A @ x
+            np.testing.assert_array_equal(k.gathered_rows(A, x), want, err_msg=what)
+            np.testing.assert_array_equal(k.gathered_nonzeros(A, x), want, err_msg=what)
+            np.testing.assert_array_equal(k.spmv_of(A, x), want, err_msg=what)
+            # Each row's terms summed in order, skipped ones as + 0.0.
+            terms = np.where(data != 0.5, data * x[cols] + y[cols].astype(np.float64), 0.0)
+            want = sp.csr_matrix((terms, A.indices, A.indptr), shape=A.shape) @ np.ones(n)
+            np.testing.assert_array_equal(k.gathered_into(A, x, y), want, err_msg=what)
+        for bad, msg in ((-1, ">= 0"), (n, f"< {n}")):
+            B = A.copy()
+            B.indices = ending_at_unreadable_page(np.r_[A.indices[:-1], bad].astype(index))
+            for f in (k.gathered_rows, k.gathered_nonzeros, k.spmv_of):
+                with pytest.raises(ValueError, match=f"column index values must be {msg}"):
+                    f(B, x)
 
 
 @pytest.mark.parametrize("index", ["int32", "int64"])

@@ -144,6 +144,47 @@ inline int64_t sp_column(I j, int64_t n) {
   return column;
 }
 
+/// Gathers ahead: a loop over a matrix's entries that reads x[j] at each
+/// entry's column j waits on those reads when x is larger than the cache,
+/// since the columns are scattered and no hardware prefetcher follows them.
+/// Prefetching x at the column of the entry kGatherPrefetchDistance ahead
+/// starts that read while the entries between run (bench/sparse.py's row
+/// loop, 10^6 entries in rows of 10, one process: 0.91 of the loop's time
+/// without it at 10^5 columns, 0.44 at 10^6, in the median of 600 calls).
+/// A prefetch is only a hint: it never faults and changes no value, so any
+/// address will do, even one a bad column index makes. It costs its loads,
+/// which lose where x stays in cache: 1.13x the time at 10^4 columns and
+/// 1.07x at 16384 (128 KiB), a gain from 24000 (192 KiB); x gets them from
+/// kGatherPrefetchBytes (half a core's 512 KiB L2 on the machine measured).
+inline constexpr int64_t kGatherPrefetchDistance = 64;
+inline constexpr int64_t kGatherPrefetchBytes = int64_t(256) << 10;
+
+/// Whether gathers from `size` elements of T, `stride` elements apart, span
+/// enough memory to prefetch them.
+template <class T>
+inline bool gathers_miss_cache(int64_t size, int64_t stride) {
+  const int64_t step = stride < 0 ? -stride : stride;
+  return size * (step == 0 ? 1 : step) * int64_t(sizeof(T)) >= kGatherPrefetchBytes;
+}
+template <class T>
+inline bool gathers_miss_cache(const View<T, 1>& x) {
+  return gathers_miss_cache<T>(x.shape[0], x.strides[0]);
+}
+
+/// Prefetches x at the column of entry `at` of `cols` (its last entry past
+/// nnz, the array's end; nnz >= 1). The address is formed as an integer: the
+/// column is not checked, so it may lie outside x.
+template <class T, class I>
+inline void prefetch_gather(const T* x, int64_t stride, const I* cols, int64_t at, int64_t nnz) {
+  const int64_t k = at < nnz ? at : nnz - 1;
+  const uintptr_t address = reinterpret_cast<uintptr_t>(x) + uintptr_t(int64_t(cols[k]) * stride * int64_t(sizeof(T)));
+  __builtin_prefetch(reinterpret_cast<const void*>(address));
+}
+template <class T, class I>
+inline void prefetch_gather(const View<T, 1>& x, const I* cols, int64_t at, int64_t nnz) {
+  prefetch_gather(x.data, x.strides[0], cols, at, nnz);
+}
+
 /// A loop over rows [from, to) of a matrix that folds each row's entries
 /// into one value, given as three functions with no effects but finish's
 /// store:
@@ -1218,7 +1259,8 @@ inline Out sp_matvec_term(Out acc, T value, U x) {
 /// block's indices cost a fifth of the time on rows of 10. A function of
 /// its own, not a lambda: through a closure, g++ reloaded the bases and
 /// spilled at every row (1.1x the time of the same loop emitted inline).
-template <bool Check, class Out, class T, class I, class U, class Stride>
+/// With Prefetch, x is prefetched ahead of the gathers (prefetch_gather).
+template <bool Check, bool Prefetch, class Out, class T, class I, class U, class Stride>
 bool sp_matvec_rows(const Csr<T, I>& a, const U* __restrict x, Stride stride, Out* __restrict o, int64_t i0,
                     int64_t i1) {
   const I* __restrict p = a.p;
@@ -1239,6 +1281,7 @@ bool sp_matvec_rows(const Csr<T, I>& a, const U* __restrict x, Stride stride, Ou
       // index is what the vectorizer cannot see through.
       asm("" : "+r"(j));
       if (Check && __builtin_expect(static_cast<uint64_t>(j) >= n, 0)) return false;  // negative: huge
+      if (Prefetch) prefetch_gather(x, stride, c, end + k + kGatherPrefetchDistance, a.nnz);
       acc = sp_matvec_term<Out>(acc, vals[k], x[j * stride]);
     }
     o[i] = acc;
@@ -1265,6 +1308,7 @@ Array<detail::sp_result_t<R, T, U>, 1> spmv(const SparseMat<T>& S, const Array<U
     const U* xp = x.data();
     std::atomic<bool> bad{false};
     FirstError interrupted;
+    const bool gathers_ahead = detail::gathers_miss_cache<U>(x.shape(0), x.stride(0));
     // Rows r0..r1: each row's sum is one thread's, in scipy's order, so a
     // large product splits its rows among threads with the same result.
     // Where rows are long and x is short, two rows at a time (the same
@@ -1283,10 +1327,15 @@ Array<detail::sp_result_t<R, T, U>, 1> spmv(const SparseMat<T>& S, const Array<U
         interrupted.capture();
         return;
       }
+      auto rows = [&](auto check) {
+        constexpr bool Check = decltype(check)::value;
+        return gathers_ahead ? detail::sp_matvec_rows<Check, true>(a, xp, stride, o, r0, r1)
+                             : detail::sp_matvec_rows<Check, false>(a, xp, stride, o, r0, r1);
+      };
       if (fused_check) {
-        if (!detail::sp_matvec_rows<true>(a, xp, stride, o, r0, r1)) bad.store(true, std::memory_order_relaxed);
+        if (!rows(std::true_type{})) bad.store(true, std::memory_order_relaxed);
       } else {
-        detail::sp_matvec_rows<false>(a, xp, stride, o, r0, r1);
+        rows(std::false_type{});
       }
     };
     auto run = [&](auto stride) {
