@@ -125,7 +125,7 @@ class ShortDots : public StmtMutator {
     test = build::logicalAnd(Loc, std::move(test), unitStride(x));
     if (y.var != x.var) test = build::logicalAnd(Loc, std::move(test), unitStride(y));
 
-    // acc = fused_mul_add(y[c], x[c], acc) for c in order: OpenBLAS's ddot(x, y).
+    // acc = blas_dot_step(y[c], x[c], acc) for c in order: OpenBLAS's ddot(x, y).
     std::string acc = temp("d", Type::float64()), c = temp("c", Type::int64());
     std::vector<StmtPtr> loop, fast;
     std::vector<ExprPtr> fmaArgs;
@@ -133,7 +133,7 @@ class ShortDots : public StmtMutator {
     fmaArgs.push_back(element(x, c));
     fmaArgs.push_back(var(acc, Type::float64()));
     loop.push_back(build::assign(Loc, var(acc, Type::float64()),
-                                 build::libraryCall(Loc, lookupLibraryFunction("fused_mul_add"), "fused_mul_add", std::move(fmaArgs),
+                                 build::libraryCall(Loc, lookupLibraryFunction("blas_dot_step"), "blas_dot_step", std::move(fmaArgs),
                                                     Type::float64())));
     fast.push_back(build::assign(Loc, var(acc, Type::float64()), build::floatLit(Loc, 0.0)));
     fast.push_back(build::rangeLoop(Loc, c, build::intLit(Loc, 0), var(n, Type::int64()), std::move(loop)));

@@ -10,7 +10,7 @@
 //                                        and unit_stride(B):
 //                                      d__0 = 0.0
 //                                      for c__0 in range(0, n__0, 1):
-//                                          d__0 = fused_mul_add(B[k__1, c__0], A[k__0, c__0], d__0)
+//                                          d__0 = blas_dot_step(B[k__1, c__0], A[k__0, c__0], d__0)
 //                                      d = d__0
 //                                  else:
 //                                      d = A[k__0] @ B[k__1]
@@ -23,8 +23,9 @@
 //
 // The result is NumPy's bit for bit: NumPy's 1-D dot is OpenBLAS's ddot,
 // which adds the products of contiguous vectors shorter than its 16-wide
-// block in index order with fused multiply-adds, exactly as the loop does
-// (runtime/include/pydd/linalg.h does the same inline). Longer or strided
+// block in index order, exactly as the loop does; blas_dot_step rounds
+// each step as the processor's OpenBLAS kernel does (fused or not, asked
+// once at load; runtime/include/pydd/linalg.h, which does the same inline). Longer or strided
 // vectors, whose sums OpenBLAS orders otherwise, take the library call.
 //
 // What is rewritten: `x = matmult(a, b)` (or innerprod) of two float64

@@ -55,7 +55,8 @@ std::string emitTranspose(const Call&, llvm::ArrayRef<std::string> args) { retur
 
 // The pieces of a short dot product as the `dots` pass writes it
 // (opt/ShortDots.h): whether an array's last axis is contiguous, and one
-// fused multiply-add, as OpenBLAS's ddot adds a short vector's products.
+// step of the sum as OpenBLAS's ddot adds a short vector's products
+// (blas_dot_step); fused_mul_add is C's fma.
 Type unitStrideType(const Call& c, TypeRuleError& err) {
   if (!c.args[0]->type.isArray()) return fail(err, 0, "unit_stride() expects an array, got " + c.args[0]->type.str());
   return Type::boolTy();
@@ -66,11 +67,14 @@ std::string emitUnitStride(const Call&, llvm::ArrayRef<std::string> args) {
 Type fmaType(const Call& c, TypeRuleError& err) {
   for (size_t i = 0; i < 3; ++i)
     if (c.args[i]->type != Type::float64())
-      return fail(err, static_cast<int>(i), "fused_mul_add() takes three float64 numbers, got " + c.args[i]->type.str());
+      return fail(err, static_cast<int>(i), c.callee + "() takes three float64 numbers, got " + c.args[i]->type.str());
   return Type::float64();
 }
 std::string emitFma(const Call&, llvm::ArrayRef<std::string> args) {
   return "std::fma(" + args[0] + ", " + args[1] + ", " + args[2] + ")";
+}
+std::string emitBlasDotStep(const Call&, llvm::ArrayRef<std::string> args) {
+  return "pydd::detail::blas_dot_step(" + args[0] + ", " + args[1] + ", " + args[2] + ")";
 }
 
 /// syrk(A), syr2k(A, B), symm(A, B), trmm(A, B): 2-D float operands of one kind.
@@ -167,6 +171,7 @@ void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out) {
   unit.raisesOnlyOnAxis = true;  // one argument: it never raises
   out.push_back(unit);
   out.push_back(entry("fused_mul_add", C::LinearAlgebra, {"a", "b", "c"}, 3, "pydd.fused_mul_add", fmaType, emitFma));
+  out.push_back(entry("blas_dot_step", C::LinearAlgebra, {"a", "b", "c"}, 3, "pydd.blas_dot_step", fmaType, emitBlasDotStep));
   out.push_back(entry("syrk", C::LinearAlgebra, {"a"}, 1, "a @ a.T", blasType, emitBlas));
   out.push_back(entry("syr2k", C::LinearAlgebra, {"a", "b"}, 2, "a @ b.T + b @ a.T", blasType, emitBlas));
   out.push_back(entry("symm", C::LinearAlgebra, {"a", "b"}, 2, "(tril(a) + tril(a, -1).T) @ b", blasType, emitBlas));

@@ -327,6 +327,19 @@ def fused_mul_add(a, b, c):
     return float(fractions.Fraction(a) * fractions.Fraction(b) + fractions.Fraction(c))
 
 
+# Whether this process's OpenBLAS adds a short vector's products in ddot
+# with fused multiply-adds (pydd::detail::blas_dot_fused): -2^-60 if so.
+_BLAS_DOT_FUSED = bool(np.dot(np.array([1.0, 1.0 + 2.0**-30]), np.array([-1.0, 1.0 - 2.0**-30])) != 0.0)
+
+
+def blas_dot_step(a, b, c):
+    """c + a * b rounded as OpenBLAS's ddot rounds each step of a short
+    vector's sum: once (fused_mul_add) or after the product and the sum."""
+    if _BLAS_DOT_FUSED:
+        return fused_mul_add(a, b, c)
+    return float(c) + float(a) * float(b)
+
+
 def _shape_text(shape):
     return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
@@ -1425,7 +1438,7 @@ __all__ = [
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",
     "heapinit", "heappush", "heappop", "heappeek", "assertion_error", "broadcast_to", "broadcast_shapes_for",
-    "unit_stride", "fused_mul_add",
+    "unit_stride", "fused_mul_add", "blas_dot_step",
     "SparseMat", "csr_to_spm", "spm_to_csr", "empty_spm", "spm_set_item", "spm_set_item_unsafe", "nnz",
     "row", "nonzeros", "spm_with_values", "spm_map", "toarray", "sampled_matmul", "masked_spmm", "spmm_dense_t", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
     "spm_diags", "sparse_diags", "get_row", "get_col",
