@@ -1059,6 +1059,23 @@ class FunctionEmitter {
     }
     if (f.rowsInPairs && HoistedRows.loop == &f && HoistedRows.rowInRange == f.var && PairedFallback != &f)
       return pairedRowLoop(f, depth);
+    if (HoistedRows.loop == &f && HoistedRows.gathersAhead == GathersAhead::Undecided) {
+      // Row loops that gather (For::gathersFrom) prefetch or not for the
+      // whole loop over rows: a test before each row's entries, though it
+      // never changed its way, made a loop of rows of 10 over a vector in
+      // cache 1.04-1.24x slower. Expected not taken, as in sparseLoop.
+      if (std::string test = gathersAheadTest(f); !test.empty()) {
+        line(depth, "if (__builtin_expect(" + test + ", 0)) {");
+        HoistedRows.gathersAhead = GathersAhead::Yes;
+        forLoop(f, depth + 1);
+        line(depth, "} else {");
+        HoistedRows.gathersAhead = GathersAhead::No;
+        forLoop(f, depth + 1);
+        line(depth, "}");
+        HoistedRows.gathersAhead = GathersAhead::Undecided;
+        return;
+      }
+    }
     const Type* varType = F.lookup(f.var);
     std::string loopVar = var(f.var);
     line(depth, "{");
@@ -1426,6 +1443,7 @@ class FunctionEmitter {
   /// in iteration i (stripsRows), it runs in strips of rows of at most
   /// kInterruptStripWork instead (pydd::interrupt_strip_end), checking once
   /// per strip, and its rows test nothing.
+  enum class GathersAhead { Undecided, Yes, No };
   struct WorkBudget {
     std::string counter;
     const Call* rows = nullptr;  // the row loop that keeps the count
@@ -1654,9 +1672,10 @@ class FunctionEmitter {
         line(depth + 1, "const int64_t " + r + " = pydd::checked_index(" + expr(*c.args[1]) + ", " + s + ".rows(), 0);");
     }
     std::string tuple = cxxType(c.type.elems()[0]);
-    std::vector<std::string> gathers;  // the views of f.gathersFrom
-    for (const std::string& x : f.gathersFrom)
-      if (Views.count(x)) gathers.push_back(Views[x]);
+    std::vector<std::string> gathers;  // the views of f.gathersFrom, when prefetched
+    if (!hoisted || HoistedRows.gathersAhead != GathersAhead::No)
+      for (const std::string& x : f.gathersFrom)
+        if (Views.count(x)) gathers.push_back(Views[x]);
     auto copy = [&](const std::string& csr, bool hoisted) {
       std::vector<std::string> header;
       std::string position = k;  // the entry's, in the CSR arrays
@@ -1704,18 +1723,16 @@ class FunctionEmitter {
       if (!check.line.empty()) header.push_back("  " + check.line);
       if (gathers.empty()) return loopCopy(header, body, d);
       std::vector<std::string> ahead = header;
-      std::string test;
       auto at = ahead.end() - (check.line.empty() ? 0 : 1);  // after the entry's assignment
-      for (const std::string& x : gathers) {
-        test += (test.empty() ? "" : " || ") + std::string("pydd::detail::gathers_miss_cache(") + x + ")";
+      for (const std::string& x : gathers)
         at = ahead.insert(at, "  pydd::detail::prefetch_gather(" + x + ", " + a + ".c, " + position +
                                   " + pydd::detail::kGatherPrefetchDistance, " + a + ".nnz);") + 1;
-      }
+      if (hoisted && HoistedRows.gathersAhead == GathersAhead::Yes) return loopCopy(ahead, body, d);
       // Expected not taken: g++ then lays the plain copy out inline, which on
       // a vector in cache ran at the loop's time without the copy, where
       // either copy inline ran the plain one 1.08-1.12x slower (rows of 10,
       // 10^4 columns). The prefetching copy waits on memory anyway.
-      line(d, "if (__builtin_expect(" + test + ", 0)) {");
+      line(d, "if (__builtin_expect(" + gathersAheadTest(f) + ", 0)) {");
       loopCopy(ahead, body, d + 1);
       line(d, "} else {");
       loopCopy(header, body, d + 1);
@@ -1766,6 +1783,27 @@ class FunctionEmitter {
     return name;
   }
 
+  /// The run-time test that the vectors `loop` and the sparse loops in it
+  /// gather from (For::gathersFrom) are large enough to prefetch: "" when
+  /// they gather from none.
+  std::string gathersAheadTest(const Stmt& loop) {
+    std::vector<std::string> views;
+    std::function<void(const Stmt&)> onStmt = [&](const Stmt& s) {
+      if (auto* f = dyn_cast<For>(&s))
+        for (const std::string& x : f->gathersFrom)
+          if (Views.count(x) && std::find(views.begin(), views.end(), Views[x]) == views.end())
+            views.push_back(Views[x]);
+      forEachPart(s, [](const Expr&) {}, [&](const Block& b) {
+        for (auto& st : b.stmts) onStmt(*st);
+      });
+    };
+    onStmt(loop);
+    std::string test;
+    for (const std::string& v : views)
+      test += (test.empty() ? "" : " || ") + std::string("pydd::detail::gathers_miss_cache(") + v + ")";
+    return test;
+  }
+
   /// Whether `f` is `for i in range(shape(m, 0))` (start 0, step 1) with i
   /// unassigned in its body: every i is a row of m, which the body cannot
   /// replace (hoistableRowMatrix), so `m.row(i)` needs no index check.
@@ -1805,6 +1843,8 @@ class FunctionEmitter {
     std::string matrix, view;  // the SparseMat whose rows the loop being emitted walks, and its CSR arrays
     std::string rowInRange;    // its loop variable, when it ranges over the matrix's rows exactly
     const For* loop = nullptr;  // that loop
+    // Whether this copy of the loop prefetches its row loops' gathers.
+    GathersAhead gathersAhead = GathersAhead::Undecided;
   } HoistedRows;
   /// Sets InPeriodicCheck for the body of a loop whose check is periodic.
   struct PeriodicCheck {
