@@ -1332,8 +1332,11 @@ class Lowerer {
     }
     for (TSNode a : namedChildren(argList)) {
       if (typeOf(a) == "keyword_argument") {
-        TSNode name = field(a, "name");
-        c->keywords.push_back({text(name).str(), locOf(name), expr(field(a, "value"))});
+        TSNode name = field(a, "name"), value = field(a, "value");
+        // `axis=None`: NumPy's every axis, all_axes(); sema checks that the
+        // parameter takes it.
+        ExprPtr v = typeOf(value) == "none" ? std::make_unique<Call>(locOf(value), "all_axes") : expr(value);
+        c->keywords.push_back({text(name).str(), locOf(name), std::move(v)});
       } else if (!c->keywords.empty()) {
         error(a, "positional argument follows keyword argument");
       } else {

@@ -388,6 +388,20 @@ class Resolver : public Mutator {
     return nullptr;
   }
 
+  /// `name=None` as the parser gives it (all_axes(), NumPy's None axis).
+  static bool isNoneKeyword(const Expr& e) {
+    auto* call = dyn_cast<Call>(&e);
+    return call && call->callee == "all_axes" && call->args.empty();
+  }
+  /// Whether parameter `name` of the callee means something by None: a
+  /// library parameter whose default is all_axes() (axis=None, ord=None).
+  static bool takesNone(const Call& c, const std::string& name) {
+    if (c.target != CallTarget::Library) return false;
+    for (auto& [param, value] : c.library->defaults)
+      if (param == name && std::string(value) == "all_axes()") return true;
+    return false;
+  }
+
   /// Moves keyword arguments into position; checks counts like Python.
   void bindArguments(Call& c, const std::vector<std::string>& names, size_t required, bool variadic) {
     if (!variadic && c.args.size() > names.size()) {
@@ -409,6 +423,10 @@ class Resolver : public Mutator {
         continue;
       }
       if (c.args.size() <= pos) c.args.resize(pos + 1);
+      if (isNoneKeyword(*kw.value) && !takesNone(c, kw.name)) {
+        Diag.error(kw.value->loc, c.callee + "() does not take None for '" + kw.name + "'");
+        continue;
+      }
       c.args[pos] = std::move(kw.value);
     }
     c.keywords.clear();

@@ -1,5 +1,7 @@
 #include "stdlib/Catalog.h"
 
+#include <algorithm>
+
 #include "llvm/ADT/StringMap.h"
 #include "stdlib/Rules.h"
 
@@ -79,17 +81,56 @@ std::string callText(const std::string& callee, llvm::ArrayRef<std::string> args
   return s + ")";
 }
 
-bool checkAxis(const Call& c, size_t index, int rank, TypeRuleError& err) {
-  const Expr* a = arg(c, index);
-  if (!a) return true;
-  if (!a->type.isInteger()) return fail(err, static_cast<int>(index), "axis must be an integer, got " + a->type.str()), false;
+namespace {
+/// A literal axis `v` of a rank-`rank` array in range, else NumPy's AxisError.
+bool axisInRange(const Expr& a, int rank, int index, TypeRuleError& err) {
   int64_t v;
-  if (constantInt(*a, v) && (v < -rank || v >= rank)) {
-    fail(err, static_cast<int>(index),
-         "axis " + std::to_string(v) + " is out of bounds for array of dimension " + std::to_string(rank));
+  if (constantInt(a, v) && (v < -rank || v >= rank)) {
+    fail(err, index, "axis " + std::to_string(v) + " is out of bounds for array of dimension " + std::to_string(rank));
     return false;
   }
   return true;
+}
+}  // namespace
+
+bool checkAxis(const Call& c, size_t index, int rank, TypeRuleError& err) {
+  const Expr* a = arg(c, index);
+  if (!a) return true;
+  int i = static_cast<int>(index);
+  if (a->type.isTuple() && !a->type.elems().empty())
+    return fail(err, i, std::string(c.callee) + "() takes one axis, an integer: a tuple of axes is not supported here"), false;
+  if (!a->type.isInteger()) return fail(err, i, "axis must be an integer, got " + a->type.str()), false;
+  return axisInRange(*a, rank, i, err);
+}
+
+bool checkAxes(const Call& c, size_t index, int rank, TypeRuleError& err) {
+  const Expr* a = arg(c, index);
+  if (!a || !a->type.isTuple()) return checkAxis(c, index, rank, err);
+  int i = static_cast<int>(index);
+  const std::vector<Type>& elems = a->type.elems();
+  for (const Type& t : elems)
+    if (!t.isInteger()) return fail(err, i, "each axis in a tuple of axes must be an integer, got " + a->type.str()), false;
+  if (static_cast<int>(elems.size()) > rank)
+    return fail(err, i, "a tuple of " + std::to_string(elems.size()) + " axes for an array of dimension " +
+                            std::to_string(rank)),
+           false;
+  auto* lit = dyn_cast<TupleLit>(a);
+  if (!lit) return true;  // a tuple variable: its values are checked at run time
+  std::vector<int64_t> seen;
+  for (const ExprPtr& e : lit->elems) {
+    if (!axisInRange(*e, rank, i, err)) return false;
+    int64_t v;
+    if (!constantInt(*e, v)) continue;
+    v = v < 0 ? v + rank : v;
+    if (std::find(seen.begin(), seen.end(), v) != seen.end()) return fail(err, i, "duplicate value in 'axis'"), false;
+    seen.push_back(v);
+  }
+  return true;
+}
+
+Type reducedType(const Call& c, size_t index, int rank, ScalarKind k) {
+  int left = !axisGiven(c, index) ? 0 : rank - std::max(1, axisTupleSize(c, index));
+  return left == 0 ? Type::scalar(k) : Type::array(k, left);
 }
 
 std::string axisText(const Call& c, size_t index, int rank, const std::string& text, const char* errorKind) {
@@ -130,8 +171,10 @@ std::string keepdimsText(const Call& c, size_t axisIndex, size_t keepIndex, cons
   std::string r = cxxScalarType(c.type.elem());
   // A scalar result (every axis, or the one axis of a 1-D array) fills a
   // (1, ..., 1) array; an (N-1)-D one gets its axis back as a view.
-  if (!axisGiven(c, axisIndex) || rank == 1)
+  if (reducedType(c, axisIndex, rank, c.type.elem()).isScalar())
     return "pydd::keep_all_dims<" + std::to_string(rank) + ">(" + r + "(" + text + "))";
+  if (axisTupleSize(c, axisIndex))
+    return "pydd::keep_axes_dims<" + std::to_string(rank) + ">(" + text + ", " + args[axisIndex] + ")";
   return "pydd::keep_axis_dim(" + text + ", " + axisText(c, axisIndex, rank, args[axisIndex], "ValueError") + ")";
 }
 

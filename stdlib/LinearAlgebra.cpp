@@ -182,7 +182,7 @@ void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("inv", C::LinearAlgebra, {"a"}, 1, "numpy.linalg.inv", solverType, emitSolver));
   out.push_back(entry("solve", C::LinearAlgebra, {"a", "b"}, 2, "numpy.linalg.solve", solverType, emitSolver));
   LibraryFunction norm = entry("norm", C::Reduction, {"x", "ord", "axis"}, 1, "numpy.linalg.norm", normType, emitNorm);
-  norm.defaults = {{"ord", "all_axes()"}};
+  norm.defaults = {{"ord", "all_axes()"}, {"axis", "all_axes()"}};
   out.push_back(norm);
   // Generic over the element type: complex numbers too.
   acceptComplex(out, {"matmult", "innerprod", "matvect", "vectmat", "matmat", "transpose"});

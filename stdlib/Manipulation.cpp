@@ -279,6 +279,7 @@ void addManipulationFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(sort);
   out.push_back(entry("argsort", C::Reduction, {"a", "axis"}, 1, "numpy.argsort", sortType, emitSort));
   out.push_back(entry("median", C::Reduction, {"a", "axis"}, 1, "numpy.median", medianType, emitMedian));
+  out.back().defaults = {{"axis", "all_axes()"}};  // NumPy's None: every axis
   out.push_back(entry("unique", C::Reduction, {"a"}, 1, "numpy.unique", uniqueType, emitUnary));
   LibraryFunction reshape = entry("reshape", C::Query, {"a", "*"}, 1, "numpy.reshape", reshapeType, emitReshape);
   reshape.returnsView = true;
@@ -297,7 +298,9 @@ void addManipulationFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("searchsorted", C::Query, {"a", "v", "side"}, 2, "numpy.searchsorted", searchsortedType, emitSearchsorted));
   out.push_back(entry("tile", C::Allocation, {"A", "reps"}, 2, "numpy.tile", tileType, emitTile));
   out.push_back(entry("repeat", C::Allocation, {"a", "repeats", "axis"}, 2, "numpy.repeat", repeatRollType, emitRepeatRoll));
+  out.back().defaults = {{"axis", "all_axes()"}};  // NumPy's None: the flattened array
   out.push_back(entry("roll", C::Allocation, {"a", "shift", "axis"}, 2, "numpy.roll", repeatRollType, emitRepeatRoll));
+  out.back().defaults = {{"axis", "all_axes()"}};
   out.push_back(entry("around", C::Elementwise, {"a", "decimals"}, 1, "numpy.around", roundType, emitRound));
   out.push_back(entry("round", C::Elementwise, {"number", "ndigits"}, 1, "round", roundType, emitRound));
   out.push_back(entry("unravel_index", C::Query, {"indices", "shape"}, 2, "numpy.unravel_index", unravelType, emitUnravel));

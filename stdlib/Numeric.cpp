@@ -26,9 +26,8 @@ Type varianceType(const Call& c, TypeRuleError& err) {
   if (!a.isArray()) return fail(err, 0, std::string(c.callee) + "() expects an array, got " + a.str());
   if (!integerArg(c, 2, "ddof", err)) return Type();
   ScalarKind k = a.elem() == ScalarKind::Float32 ? ScalarKind::Float32 : ScalarKind::Float64;
-  if (!axisGiven(c, 1)) return keepdimsType(c, Type::scalar(k), 1, 3, err);
-  if (!checkAxis(c, 1, a.rank(), err)) return Type();
-  return keepdimsType(c, a.rank() == 1 ? Type::scalar(k) : Type::array(k, a.rank() - 1), 1, 3, err);
+  if (!checkAxes(c, 1, a.rank(), err)) return Type();
+  return keepdimsType(c, reducedType(c, 1, a.rank(), k), 1, 3, err);
 }
 std::string emitReducedVariance(const Call& c, llvm::ArrayRef<std::string> args) {
   const Type& a = c.args[0]->type;
@@ -36,6 +35,7 @@ std::string emitReducedVariance(const Call& c, llvm::ArrayRef<std::string> args)
   std::string ddof = args.size() > 2 ? "int64_t(" + args[2] + ")" : "int64_t(0)";
   std::string r = cxxScalarType(c.type.elem());
   if (!axisGiven(c, 1)) return fn + "<" + r + ">(" + args[0] + ", " + ddof + ")";
+  if (axisTupleSize(c, 1)) return fn + "_axes<" + r + ">(" + args[0] + ", " + args[1] + ", " + ddof + ")";
   std::string axis = axisText(c, 1, a.rank(), args[1], "ValueError");
   if (a.rank() == 1) return "(" + axis + ", " + fn + "<" + r + ">(" + args[0] + ", " + ddof + "))";
   return fn + "_axis<" + r + ">(" + args[0] + ", " + axis + ", " + ddof + ")";
@@ -260,7 +260,7 @@ Type takeType(const Call& c, TypeRuleError& err) {
   const Type &a = arg(c, 0)->type, &i = arg(c, 1)->type;
   if (!a.isArray()) return fail(err, 0, "take() needs an array, got " + a.str());
   if (!i.isArray() || !isIntegerKind(i.elem())) return fail(err, 1, "take() indices must be an integer array, got " + i.str());
-  if (!arg(c, 2)) {
+  if (!axisGiven(c, 2)) {
     if (a.rank() != 1)
       return fail(err, 0, "take() without an axis flattens " + a.str() + ", which pydd does not support; give the axis");
     return Type::array(a.elem(), i.rank());
@@ -270,7 +270,7 @@ Type takeType(const Call& c, TypeRuleError& err) {
   return r ? Type::array(a.elem(), r) : Type();
 }
 std::string emitTake(const Call& c, llvm::ArrayRef<std::string> args) {
-  if (args.size() < 3 || args[2].empty()) return "pydd::take(" + args[0] + ", " + args[1] + ")";
+  if (!axisGiven(c, 2)) return "pydd::take(" + args[0] + ", " + args[1] + ")";
   return "pydd::take(" + args[0] + ", " + args[1] + ", " + axisText(c, 2, c.args[0]->type.rank(), args[2], "ValueError") +
          axisShift(c, 2) + ")";
 }
@@ -377,8 +377,11 @@ void addNumericFunctions(std::vector<LibraryFunction>& out) {
   }
   out.push_back(entry("count_nonzero", C::Reduction, {"a"}, 1, "numpy.count_nonzero", countNonzeroType, emitCountNonzero));
   out.push_back(entry("trace", C::Reduction, {"a"}, 1, "numpy.trace", traceType, emitTrace));
+  // axis=None (NumPy's default): the flattened array.
   out.push_back(entry("cumsum", C::Reduction, {"a", "axis"}, 1, "numpy.cumsum", scanType, emitScan));
+  out.back().defaults = {{"axis", "all_axes()"}};
   out.push_back(entry("cumprod", C::Reduction, {"a", "axis"}, 1, "numpy.cumprod", scanType, emitScan));
+  out.back().defaults = {{"axis", "all_axes()"}};
   LibraryFunction diff = entry("diff", C::Reduction, {"a", "n", "axis"}, 1, "numpy.diff", diffType, emitDiff);
   diff.defaults = {{"n", "1"}};
   out.push_back(diff);
@@ -398,6 +401,7 @@ void addNumericFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(expand);
   out.push_back(entry("extract", C::Query, {"condition", "arr"}, 2, "numpy.extract", extractType, emitExtract));
   out.push_back(entry("take", C::Query, {"a", "indices", "axis"}, 2, "numpy.take", takeType, emitTake));
+  out.back().defaults = {{"axis", "all_axes()"}};  // NumPy's None: the flattened array
   // The read x[mask] for a mask of a lower rank, x[:, mask] (sema writes it
   // as this call; numpy.extract flattens instead).
   out.push_back(entry("mask_take", C::Query, {"a", "mask", "axis"}, 3, "a[(slice(None),) * axis + (mask,)]", maskTakeType,

@@ -35,9 +35,8 @@ Type reductionType(const Call& c, TypeRuleError& err) {
   if (!a.isArray()) return fail(err, 0, name + "() expects an array" + (name == "mean" || name == "prod" ? "" : " or a list") +
                                             ", got " + a.str());
   ScalarKind k = accumulatorKind(*c.library, a.elem());
-  if (!axisGiven(c, 1)) return keepdimsType(c, Type::scalar(k), 1, 2, err);
-  if (!checkAxis(c, 1, a.rank(), err)) return Type();
-  return keepdimsType(c, a.rank() == 1 ? Type::scalar(k) : Type::array(k, a.rank() - 1), 1, 2, err);
+  if (!checkAxes(c, 1, a.rank(), err)) return Type();
+  return keepdimsType(c, reducedType(c, 1, a.rank(), k), 1, 2, err);
 }
 
 std::string emitReduced(const Call& c, llvm::ArrayRef<std::string> args) {
@@ -47,6 +46,7 @@ std::string emitReduced(const Call& c, llvm::ArrayRef<std::string> args) {
   bool typed = name != "min" && name != "max";
   std::string targs = typed ? "<" + std::string(cxxScalarType(c.type.elem())) + ">" : "";
   if (!axisGiven(c, 1)) return "pydd::" + name + targs + "(" + args[0] + ")";
+  if (axisTupleSize(c, 1)) return "pydd::" + name + "_axes" + targs + "(" + args[0] + ", " + args[1] + ")";
   std::string axis = axisText(c, 1, a.rank(), args[1], "ValueError");
   if (a.isArray() && a.rank() == 1) return "(" + axis + ", pydd::" + name + targs + "(" + args[0] + "))";
   return "pydd::" + name + "_axis" + targs + "(" + args[0] + ", " + axis + ")";

@@ -39,10 +39,26 @@ bool checkAxis(const Call& c, size_t index, int rank, TypeRuleError& err);
 /// reduction (NumPy's AxisError is both).
 std::string axisText(const Call& c, size_t index, int rank, const std::string& text, const char* errorKind);
 
-/// Whether the axis argument at `index` names an axis: omitted, or
-/// all_axes() (NumPy's None, what sema puts in when a later argument is
-/// given by keyword, as in `np.var(x, ddof=1)`), mean every axis.
-inline bool axisGiven(const Call& c, size_t index) { return arg(c, index) && !arg(c, index)->type.isTuple(); }
+/// Whether `e` is all_axes(), NumPy's None as an axis: what sema puts in for
+/// `axis=None`, and when a later argument is given by keyword, as in
+/// `np.var(x, ddof=1)`. Its type is the empty tuple.
+inline bool isAllAxes(const Expr& e) { return e.type.isTuple() && e.type.elems().empty(); }
+/// Whether the axis argument at `index` names axes: omitted or all_axes()
+/// mean every axis. A tuple of axes names axes too: a function that takes
+/// only one checks it with checkAxis, which rejects the tuple.
+inline bool axisGiven(const Call& c, size_t index) { return arg(c, index) && !isAllAxes(*arg(c, index)); }
+/// The number of axes a tuple of axes at `index` names (NumPy's
+/// axis=(i, j, ...)), or 0 when that argument is not such a tuple.
+inline int axisTupleSize(const Call& c, size_t index) {
+  return axisGiven(c, index) && arg(c, index)->type.isTuple() ? static_cast<int>(arg(c, index)->type.elems().size()) : 0;
+}
+/// The axis argument at `index` of a reduction that takes NumPy's tuples of
+/// axes: an integer (as checkAxis) or a tuple of integers, each in range
+/// and none repeated where they are literals (checked again at run time).
+bool checkAxes(const Call& c, size_t index, int rank, TypeRuleError& err);
+/// The type of reducing the axes the argument at `index` names (every axis
+/// when it names none) of a rank-`rank` array to elements of kind k.
+Type reducedType(const Call& c, size_t index, int rank, ScalarKind k);
 
 /// NumPy's keepdims: the reduction `reduced` of argument 0 (along the axis
 /// at `axisIndex`, or all of them) with the reduced axes kept at length 1

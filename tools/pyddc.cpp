@@ -27,6 +27,7 @@
 #include "opt/PassManager.h"
 #include "opt/Privatization.h"
 #include "pydd_config/Config.h"
+#include "stdlib/Catalog.h"
 
 using namespace llvm;
 
@@ -79,6 +80,28 @@ cl::opt<std::string> Cxx("cxx", cl::desc("C++ compiler for kernels"), cl::init(P
 cl::opt<bool> PrintCxxFlags("cxxflags", cl::desc("Print the compile flags a C++ host needs, then exit"),
                             cl::cat(Category));
 cl::opt<bool> PrintLdFlags("ldflags", cl::desc("Print the link flags a C++ host needs, then exit"), cl::cat(Category));
+cl::opt<bool> ListLibrary("list-library",
+                          cl::desc("Print the library's functions with their parameters and NumPy equivalents, then exit"),
+                          cl::cat(Category));
+
+/// One line per catalog function: `name(a, axis=None, keepdims=...)  numpy.sum`.
+/// A parameter with a default shows it (None for NumPy's every axis), an
+/// optional one without a default shows `...`, a variadic tail `*args`.
+void listLibrary(raw_ostream& os) {
+  for (const pydd::LibraryFunction& f : pydd::libraryFunctions()) {
+    os << f.name << "(";
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      StringRef p = f.params[i];
+      os << (i ? ", " : "") << (p == "*" ? "*args" : p);
+      if (i < f.required || p == "*") continue;
+      StringRef value = "...";
+      for (auto& [param, text] : f.defaults)
+        if (p == param) value = StringRef(text) == "all_axes()" ? "None" : text;
+      os << "=" << value;
+    }
+    os << ")  " << f.numpy << "\n";
+  }
+}
 
 bool isIdentifier(StringRef s) {
   if (s.empty() || !(isAlpha(s[0]) || s[0] == '_')) return false;
@@ -106,6 +129,10 @@ int main(int argc, char** argv) {
   if (PrintCxxFlags || PrintLdFlags) {
     if (PrintCxxFlags) outs() << pydd::hostCxxFlags() << "\n";
     if (PrintLdFlags) outs() << pydd::hostLdFlags() << "\n";
+    return 0;
+  }
+  if (ListLibrary) {
+    listLibrary(outs());
     return 0;
   }
   if (Input.empty()) return fail("no input file (usage: pyddc kernel.pydd [-o dir])");

@@ -554,6 +554,38 @@ def axis_family():
                                   f"return a.{fn}(k)",
                                   [[p[0], ("value", p[1])] for p in pats],
                                   oracle=(lambda x, k, fn=fn: getattr(np, fn)(x, axis=k)), **common))
+                if fn in TUPLE_AXIS_REDUCTIONS and dt in TUPLE_AXIS_DTYPES:
+                    cases += tuple_axis_cases(fn, dt, r, common)
+    for fn in ("var", "std"):
+        for dt in ("int32", "float64"):
+            for r in (2, 3):
+                cases += tuple_axis_cases(fn, dt, r, dict(compare="approx", rtol=_approx_rtol(dt)))
+    return cases
+
+
+# NumPy's axis=(i, j, ...): several axes reduced at once. argmin/argmax take
+# one axis only (a TypeError in NumPy; a compile-time error in pydd).
+TUPLE_AXIS_REDUCTIONS = ("sum", "prod", "min", "max", "mean")
+# The accumulator kinds differ between these (int64 sums, float32 means);
+# the reduction itself is one generic path.
+TUPLE_AXIS_DTYPES = ("int32", "float32", "float64")
+
+
+def tuple_axis_cases(fn, dt, r, common):
+    """fn(a, axis=T) for tuples T of two axes (in either order, negative
+    ones too) and of every axis, with and without keepdims."""
+    tuples = [(0, 1), (-1, 0)] + ([(2, 0), (0, 1, 2)] if r == 3 else [(1, 0)])
+    cases = []
+    for axes in tuples:
+        for keep in (False, True):
+            lit = "_".join(f"m{-a}" if a < 0 else str(a) for a in axes)
+            call = f"{fn}(a, axis={axes}" + (", keepdims=True)" if keep else ")")
+            cases.append(Case(_name(fn, _sig(dt, r), f"axt{lit}" + ("k" if keep else "")), "axis", [Param("a", dt, r)],
+                              f"return {call}", reduce_patterns(r),
+                              scale=(lambda x, fn=fn, axes=axes, keep=keep:
+                                     np.abs(getattr(np, fn)(x, axis=axes, keepdims=keep)) + 1),
+                              oracle=(lambda x, fn=fn, axes=axes, keep=keep: getattr(np, fn)(x, axis=axes, keepdims=keep)),
+                              **common))
     return cases
 
 

@@ -80,6 +80,20 @@ Array<R, M + 1> keep_axis_dim(const Array<R, M>& m, int64_t axis) {
   }
   return m.template alias<M + 1>(m.data(), s, st);
 }
+/// keepdims=True of a reduction over a tuple of fewer than N axes: the
+/// (N-K)-D result as an N-D view with those axes back at length 1.
+template <int N, class R, int M, class Axes>
+Array<R, N> keep_axes_dims(const Array<R, M>& m, const Axes& axes) {
+  static_assert(M + static_cast<int>(std::tuple_size_v<Axes>) == N, "the axes and the result's rank agree");
+  bool reduced[N] = {};
+  for (int k : detail::normalized_axes<N>(axes)) reduced[k] = true;
+  int64_t s[N], st[N];
+  for (int k = 0, j = 0; k < N; ++k) {
+    s[k] = reduced[k] ? 1 : m.shape(j);
+    st[k] = reduced[k] ? 0 : m.stride(j++);
+  }
+  return m.template alias<N>(m.data(), s, st);
+}
 /// keepdims=True of a reduction to one value: an N-D array of shape (1, ..., 1).
 template <int N, class R>
 Array<R, N> keep_all_dims(R value) {
@@ -116,6 +130,34 @@ Array<R, N - 1> stddev_axis(const Array<T, N>& a, int64_t axis, int64_t ddof = 0
   R* p = v.data();
   for (int64_t i = 0, e = v.size(); i < e; ++i) p[i] = std::sqrt(p[i]);
   return v;
+}
+
+/// np.var(a, axis=(i, j, ...), ddof=ddof): the mean over those axes, then
+/// the mean of the squared deviations from it (NumPy's two passes).
+template <class R, class T, int N, class Axes>
+auto var_axes(const Array<T, N>& a, const Axes& axes, int64_t ddof = 0) {
+  if constexpr (static_cast<int>(std::tuple_size_v<Axes>) == N) {
+    detail::normalized_axes<N>(axes);
+    return var<R>(a, ddof);
+  } else {
+    const auto mu = mean_axes<R>(a, axes);
+    auto s = sum_axes<R>(detail::squared_deviations<R>(a, keep_axes_dims<N>(mu, axes)), axes);
+    const int64_t n = detail::reduced_count(a, axes) - ddof;
+    R* p = s.data();
+    for (int64_t i = 0, e = s.size(); i < e; ++i) p[i] = p[i] / static_cast<R>(n > 0 ? n : 0);
+    return s;
+  }
+}
+template <class R, class T, int N, class Axes>
+auto stddev_axes(const Array<T, N>& a, const Axes& axes, int64_t ddof = 0) {
+  auto v = var_axes<R>(a, axes, ddof);
+  if constexpr (static_cast<int>(std::tuple_size_v<Axes>) == N) {
+    return std::sqrt(v);
+  } else {
+    R* p = v.data();
+    for (int64_t i = 0, e = v.size(); i < e; ++i) p[i] = std::sqrt(p[i]);
+    return v;
+  }
 }
 
 /// np.count_nonzero(a).

@@ -8,12 +8,15 @@
 // and otherwise rows are accumulated element-wise, one after another.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -789,6 +792,92 @@ Array<int64_t, N - 1> argmin_axis(const Array<T, N>& a, int64_t axis) {
 template <class T, int N>
 Array<int64_t, N - 1> argmax_axis(const Array<T, N>& a, int64_t axis) {
   return detail::arg_extreme_axis<detail::Greater>("argmax", a, axis);
+}
+
+// ---- Reductions over a tuple of axes (NumPy's axis=(i, j, ...)) ----------------------------
+
+namespace detail {
+
+/// NumPy's normalize_axis_tuple: each axis of `axes` (a std::tuple of
+/// integers) checked against `rank` and made non-negative, a repeated one a
+/// ValueError; returned in decreasing order, so that reducing them one at a
+/// time from the first leaves the later ones' positions unchanged.
+template <int N, class Axes>
+auto normalized_axes(const Axes& axes) {
+  constexpr int K = static_cast<int>(std::tuple_size_v<Axes>);
+  static_assert(K >= 1 && K <= N, "a tuple of axes names each axis of the array at most once");
+  std::array<int, K> out = std::apply(
+      [](auto... a) { return std::array<int, K>{check_axis(static_cast<int64_t>(a), N)...}; }, axes);
+  std::sort(out.begin(), out.end(), [](int x, int y) { return x > y; });
+  for (int i = 1; i < K; ++i)
+    if (out[i] == out[i - 1]) throw Error(ErrorKind::ValueError, "duplicate value in 'axis'");
+  return out;
+}
+
+/// `along` (a reduction of one axis, rank M to M - 1) applied for axes[I],
+/// axes[I + 1], ... in turn. Fewer axes than the rank: every step starts
+/// from an array of rank 2 or more.
+template <int I, class Along, class T, int M, size_t K>
+auto reduce_each_axis(const Array<T, M>& a, const std::array<int, K>& axes, const Along& along) {
+  auto reduced = along(a, axes[I]);
+  if constexpr (I + 1 == static_cast<int>(K)) return reduced;
+  else return reduce_each_axis<I + 1>(reduced, axes, along);
+}
+
+/// The reduction of `a` over the tuple `axes`: `all` when the tuple names
+/// every axis (a scalar, as NumPy gives), else `along` one axis at a time.
+template <class Along, class All, class T, int N, class Axes>
+auto reduce_axes(const Array<T, N>& a, const Axes& axes, const Along& along, const All& all) {
+  const auto normalized = normalized_axes<N>(axes);
+  if constexpr (static_cast<int>(std::tuple_size_v<Axes>) == N) return all(a);
+  else return reduce_each_axis<0>(a, normalized, along);
+}
+
+/// The number of elements each result of reducing `axes` combines.
+template <int N, class T, class Axes>
+int64_t reduced_count(const Array<T, N>& a, const Axes& axes) {
+  int64_t n = 1;
+  for (int k : normalized_axes<N>(axes)) n *= a.shape(k);
+  return n;
+}
+
+}  // namespace detail
+
+/// sum/prod/mean/min/max over a tuple of axes: Array<R, N - K>, or R when
+/// the K axes are all of them.
+template <class R, class T, int N, class Axes>
+auto sum_axes(const Array<T, N>& a, const Axes& axes) {
+  return detail::reduce_axes(
+      a, axes, [](const auto& x, int k) { return sum_axis<R>(x, k); }, [](const auto& x) { return sum<R>(x); });
+}
+template <class R, class T, int N, class Axes>
+auto prod_axes(const Array<T, N>& a, const Axes& axes) {
+  return detail::reduce_axes(
+      a, axes, [](const auto& x, int k) { return prod_axis<R>(x, k); }, [](const auto& x) { return prod<R>(x); });
+}
+template <class R, class T, int N, class Axes>
+auto mean_axes(const Array<T, N>& a, const Axes& axes) {
+  if constexpr (static_cast<int>(std::tuple_size_v<Axes>) == N) {
+    detail::normalized_axes<N>(axes);
+    return mean<R>(a);
+  } else {
+    // NumPy's mean: the sum in R, then one division by the count.
+    auto s = sum_axes<R>(a, axes);
+    const R n = static_cast<R>(detail::reduced_count(a, axes));
+    R* p = s.data();
+    for (int64_t i = 0, e = s.size(); i < e; ++i) p[i] = op::truediv{}(p[i], n);
+    return s;
+  }
+}
+template <class T, int N, class Axes>
+auto min_axes(const Array<T, N>& a, const Axes& axes) {
+  return detail::reduce_axes(
+      a, axes, [](const auto& x, int k) { return min_axis(x, k); }, [](const auto& x) { return min(x); });
+}
+template <class T, int N, class Axes>
+auto max_axes(const Array<T, N>& a, const Axes& axes) {
+  return detail::reduce_axes(
+      a, axes, [](const auto& x, int k) { return max_axis(x, k); }, [](const auto& x) { return max(x); });
 }
 
 }  // namespace pydd
