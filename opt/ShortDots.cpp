@@ -13,10 +13,6 @@
 namespace pydd {
 namespace {
 
-/// OpenBLAS's ddot adds vectors of at least this many elements in its
-/// vector kernel, whose order of additions a loop would not reproduce.
-constexpr int64_t kOpenBlasBlock = 16;
-
 /// One vector of a dot product: an array variable read whole, or a row of
 /// one, `var[indices...]`, its indices variables or integer literals (read
 /// twice: in the test and in the loop).
@@ -116,7 +112,11 @@ class ShortDots : public StmtMutator {
     std::string n = temp("n", Type::int64());
     out.push_back(build::assign(Loc, var(n, Type::int64()), lastExtent(x)));
 
-    ExprPtr test = build::compare(Loc, CmpOp::Lt, var(n, Type::int64()), build::intLit(Loc, kOpenBlasBlock));
+    // OpenBLAS's 16-wide block, or 0 where its kernel does not add short
+    // vectors in index order (the runtime asks it once, at load).
+    ExprPtr limit = build::libraryCall(Loc, lookupLibraryFunction("blas_dot_inline_limit"), "blas_dot_inline_limit",
+                                       {}, Type::int64());
+    ExprPtr test = build::compare(Loc, CmpOp::Lt, var(n, Type::int64()), std::move(limit));
     if (y.var != x.var)  // one array's rows all have its last extent
       test = build::logicalAnd(Loc, std::move(test),
                                build::compare(Loc, CmpOp::Eq, lastExtent(y), var(n, Type::int64())));

@@ -5,7 +5,7 @@
 //     d = A[i] @ B[j]              k__0 = i
 //                                  k__1 = j
 //                                  n__0 = shape(A, 1)
-//                                  if n__0 < 16 and shape(B, 1) == n__0
+//                                  if n__0 < blas_dot_inline_limit() and shape(B, 1) == n__0
 //                                        and <i, j in range> and unit_stride(A)
 //                                        and unit_stride(B):
 //                                      d__0 = 0.0
@@ -25,8 +25,11 @@
 // which adds the products of contiguous vectors shorter than its 16-wide
 // block in index order, exactly as the loop does; blas_dot_step rounds
 // each step as the processor's OpenBLAS kernel does (fused or not, asked
-// once at load; runtime/include/pydd/linalg.h, which does the same inline). Longer or strided
-// vectors, whose sums OpenBLAS orders otherwise, take the library call.
+// once at load; runtime/include/pydd/linalg.h, which does the same inline).
+// Longer or strided vectors, whose sums OpenBLAS orders otherwise, take the
+// library call, and so does every product where the loaded OpenBLAS's
+// kernel does not add short vectors in index order (blas_dot_inline_limit()
+// is 0 there: its Prescott SSE2 kernel on an unrecognized processor).
 //
 // What is rewritten: `x = matmult(a, b)` (or innerprod) of two float64
 // vectors, each a 1-D array variable or a row `A[i, ...]` of an array

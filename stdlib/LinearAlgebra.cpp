@@ -76,6 +76,10 @@ std::string emitFma(const Call&, llvm::ArrayRef<std::string> args) {
 std::string emitBlasDotStep(const Call&, llvm::ArrayRef<std::string> args) {
   return "pydd::detail::blas_dot_step(" + args[0] + ", " + args[1] + ", " + args[2] + ")";
 }
+/// blas_dot_inline_limit(): the length below which blas_dot_step's loop is
+/// OpenBLAS's ddot (16, or 0 where this OpenBLAS orders short sums otherwise).
+Type dotLimitType(const Call&, TypeRuleError&) { return Type::int64(); }
+std::string emitDotLimit(const Call&, llvm::ArrayRef<std::string>) { return "pydd::detail::blas_dot_inline_limit()"; }
 
 /// syrk(A), syr2k(A, B), symm(A, B), trmm(A, B): 2-D float operands of one kind.
 Type blasType(const Call& c, TypeRuleError& err) {
@@ -172,6 +176,10 @@ void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(unit);
   out.push_back(entry("fused_mul_add", C::LinearAlgebra, {"a", "b", "c"}, 3, "pydd.fused_mul_add", fmaType, emitFma));
   out.push_back(entry("blas_dot_step", C::LinearAlgebra, {"a", "b", "c"}, 3, "pydd.blas_dot_step", fmaType, emitBlasDotStep));
+  LibraryFunction limit = entry("blas_dot_inline_limit", C::Query, {}, 0, "pydd.blas_dot_inline_limit", dotLimitType,
+                                emitDotLimit);
+  limit.raisesOnlyOnAxis = true;  // no arguments: it never raises
+  out.push_back(limit);
   out.push_back(entry("syrk", C::LinearAlgebra, {"a"}, 1, "a @ a.T", blasType, emitBlas));
   out.push_back(entry("syr2k", C::LinearAlgebra, {"a", "b"}, 2, "a @ b.T + b @ a.T", blasType, emitBlas));
   out.push_back(entry("symm", C::LinearAlgebra, {"a", "b"}, 2, "(tril(a) + tril(a, -1).T) @ b", blasType, emitBlas));

@@ -41,25 +41,59 @@ Array<T, N> transpose(const Array<T, N>& a) {
 
 namespace detail {
 
-/// Whether the OpenBLAS this process runs adds a short vector's products in
-/// its ddot with fused multiply-adds. Its ddot adds the products of
-/// contiguous vectors shorter than its 16-wide block in index order,
-/// `dot += y[i] * x[i]`, and its kernel for the processor decides the
-/// rounding: fused on the Haswell and SkylakeX kernels, a product then a
-/// sum on the Zen one (20000 random vectors of 1-15 elements, all equal to
-/// NumPy's x @ y). Asked once, at load: [1, 1 + 2^-30] . [-1, 1 - 2^-30] is
-/// -2^-60 fused and 0 otherwise.
-inline bool probe_blas_dot_fused() {
-  const double x[2] = {1.0, 1.0 + 0x1p-30}, y[2] = {-1.0, 1.0 - 0x1p-30};
-  return cblas_ddot(2, x, 1, y, 1) != 0.0;
-}
-inline const bool blas_dot_fused = probe_blas_dot_fused();
+/// How the OpenBLAS this process runs adds the products of contiguous
+/// vectors shorter than its 16-wide block in ddot. Its kernel for the
+/// processor decides: the Haswell and SkylakeX kernels add them in index
+/// order with fused multiply-adds, the Zen one in index order with a
+/// product then a sum, and the SSE2 kernel it falls back to on a processor
+/// it does not recognize (a virtual machine's "Intel Xeon Processor" is
+/// "Prescott") in interleaved lanes, an order that depends on alignment.
+/// Asked once, at load, by comparing both in-order sums with cblas_ddot on
+/// fixed pseudo-random vectors of every length below 16.
+enum class BlasDotOrder { Fused, Rounded, Other };
 
-/// One step of that sum, `acc + a * b` as OpenBLAS's ddot rounds it: the
-/// loop over i < n of blas_dot_step(y[i], x[i], acc) from acc = 0 is NumPy's
-/// x @ y bit for bit for contiguous vectors of n < 16 elements.
+inline double in_order_dot(const double* x, const double* y, int64_t n, bool fused) {
+  double acc = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (fused) {
+      acc = std::fma(y[i], x[i], acc);
+    } else {
+      double product = y[i] * x[i];
+      asm("" : "+x"(product));  // rounded on its own even where a host's flags contract a * b + c
+      acc += product;
+    }
+  }
+  return acc;
+}
+
+inline BlasDotOrder probe_blas_dot_order() {
+  double x[15], y[15];
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  auto next = [&state] {  // a fixed LCG: the same vectors every run
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(static_cast<int64_t>(state >> 11) - (int64_t(1) << 52)) * 0x1p-52;
+  };
+  bool fused = true, rounded = true;
+  for (int64_t n = 1; n < 16; ++n)
+    for (int trial = 0; trial < 8; ++trial) {
+      for (int64_t i = 0; i < n; ++i) x[i] = next(), y[i] = next();
+      double blas = cblas_ddot(static_cast<int>(n), x, 1, y, 1);
+      fused = fused && in_order_dot(x, y, n, true) == blas;
+      rounded = rounded && in_order_dot(x, y, n, false) == blas;
+    }
+  return fused ? BlasDotOrder::Fused : rounded ? BlasDotOrder::Rounded : BlasDotOrder::Other;
+}
+inline const BlasDotOrder blas_dot_order = probe_blas_dot_order();
+
+/// The length below which the loop over i < n of blas_dot_step(y[i], x[i],
+/// acc) from acc = 0 is NumPy's x @ y bit for bit: OpenBLAS's block, or 0
+/// when this OpenBLAS does not add a short vector in index order (every dot
+/// then takes the library call).
+inline int64_t blas_dot_inline_limit() { return blas_dot_order == BlasDotOrder::Other ? 0 : 16; }
+
+/// One step of that sum, `acc + a * b` as OpenBLAS's ddot rounds it.
 inline double blas_dot_step(double a, double b, double acc) {
-  if (blas_dot_fused) return std::fma(a, b, acc);
+  if (blas_dot_order == BlasDotOrder::Fused) return std::fma(a, b, acc);
   double product = a * b;
   asm("" : "+x"(product));  // rounded on its own even where a host's flags contract a * b + c
   return acc + product;
@@ -324,11 +358,11 @@ auto matmul(const A& a, const B& b) {
   if (b.shape(0) != k) detail::throw_core_mismatch(b.shape(0), k);
   if constexpr (Na == 1 && Nb == 1) {
     // OpenBLAS's ddot adds the products of a vector shorter than its 16-wide
-    // block in order (detail::blas_dot_step); doing the same inline gives
+    // block in order on most kernels (detail::blas_dot_step); doing the same inline gives
     // its result bit for bit without a library call per short-vector dot
     // (bigCLAM's F[j] @ F[i] on 4-element rows).
     if constexpr (std::is_same_v<R, double>) {
-      if (k < 16 && a.stride(0) == 1 && b.stride(0) == 1) {
+      if (k < detail::blas_dot_inline_limit() && a.stride(0) == 1 && b.stride(0) == 1) {
         const double *x = a.data(), *y = b.data();
         double acc = 0.0;
         for (int64_t i = 0; i < k; ++i) acc = detail::blas_dot_step(y[i], x[i], acc);
