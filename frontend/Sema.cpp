@@ -418,6 +418,10 @@ class Resolver : public Mutator {
         Diag.error(kw.loc, c.callee + "() got an unexpected keyword argument '" + kw.name + "'");
         continue;
       }
+      if (c.target == CallTarget::Library && pos < c.library->positionalOnly) {
+        Diag.error(kw.loc, c.callee + "() takes no keyword arguments: pass '" + kw.name + "' by position");
+        continue;
+      }
       if (pos < c.args.size() && c.args[pos]) {
         Diag.error(kw.loc, c.callee + "() got multiple values for argument '" + kw.name + "'");
         continue;

@@ -83,6 +83,13 @@ std::string callText(const std::string& callee, llvm::ArrayRef<std::string> args
 
 namespace {
 /// A literal axis `v` of a rank-`rank` array in range, else NumPy's AxisError.
+// NumPy reads axis=() as "reduce over no axis" (the array itself, in the
+// reduction's dtype); that is rare enough to reject rather than ignore.
+std::string noAxisMessage(const Call& c) {
+  return std::string(c.callee) + "(): axis=() names no axis, which is not supported; leave axis out (or pass None) "
+                                 "for every axis";
+}
+
 bool axisInRange(const Expr& a, int rank, int index, TypeRuleError& err) {
   int64_t v;
   if (constantInt(a, v) && (v < -rank || v >= rank)) {
@@ -97,7 +104,9 @@ bool checkAxis(const Call& c, size_t index, int rank, TypeRuleError& err) {
   const Expr* a = arg(c, index);
   if (!a) return true;
   int i = static_cast<int>(index);
-  if (a->type.isTuple() && !a->type.elems().empty())
+  if (isAllAxes(*a)) return true;
+  if (a->type.isTuple() && a->type.elems().empty()) return fail(err, i, noAxisMessage(c)), false;
+  if (a->type.isTuple())
     return fail(err, i, std::string(c.callee) + "() takes one axis, an integer: a tuple of axes is not supported here"), false;
   if (!a->type.isInteger()) return fail(err, i, "axis must be an integer, got " + a->type.str()), false;
   return axisInRange(*a, rank, i, err);
@@ -105,9 +114,10 @@ bool checkAxis(const Call& c, size_t index, int rank, TypeRuleError& err) {
 
 bool checkAxes(const Call& c, size_t index, int rank, TypeRuleError& err) {
   const Expr* a = arg(c, index);
-  if (!a || !a->type.isTuple()) return checkAxis(c, index, rank, err);
+  if (!a || !a->type.isTuple() || isAllAxes(*a)) return checkAxis(c, index, rank, err);
   int i = static_cast<int>(index);
   const std::vector<Type>& elems = a->type.elems();
+  if (elems.empty()) return fail(err, i, noAxisMessage(c)), false;
   for (const Type& t : elems)
     if (!t.isInteger()) return fail(err, i, "each axis in a tuple of axes must be an integer, got " + a->type.str()), false;
   if (static_cast<int>(elems.size()) > rank)

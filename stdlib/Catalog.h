@@ -121,6 +121,10 @@ struct LibraryFunction {
   std::vector<const char*> params;
   /// How many leading parameters are required.
   unsigned required = 0;
+  /// How many leading parameters NumPy or Python take only by position
+  /// (`numpy.where(condition, x, y, /)`, `list.pop(index, /)`): a keyword
+  /// for one of them is an error, as it is there.
+  unsigned positionalOnly = 0;
   /// Default values of optional parameters, by name, as pydd literals
   /// ("0", "False", "all_axes()" for NumPy's axis=None): what sema puts in
   /// for an omitted argument that a later keyword argument skips

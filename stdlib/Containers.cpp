@@ -187,8 +187,11 @@ void addContainerFunctions(std::vector<LibraryFunction>& out) {
     out.push_back(std::move(f));
   };
   method(entry("append", C::Container, {"list", "x"}, 2, "list.append", appendType, emitAppend), 1);
+  out.back().positionalOnly = 2;
   method(entry("pop", C::Container, {"list", "index"}, 1, "list.pop", popType, emitPop), 1);
+  out.back().positionalOnly = 2;
   method(entry("get", C::Container, {"dict", "key", "default"}, 2, "dict.get", getType, emitGet), 0);
+  out.back().positionalOnly = 3;
   method(entry("items", C::Container, {"dict"}, 1, "dict.items", viewType, emitView), 0);
   method(entry("keys", C::Container, {"dict"}, 1, "dict.keys", viewType, emitView), 0);
   method(entry("values", C::Container, {"dict"}, 1, "dict.values", viewType, emitView), 0);

@@ -188,7 +188,9 @@ void addReductionFunctions(std::vector<LibraryFunction>& out) {
   out.push_back(entry("all", C::Reduction, {"a"}, 1, "numpy.all", anyAllType, emitAnyAll));
   out.back().fold = &kAllFold;
   out.push_back(entry("allclose", C::Reduction, {"a", "b", "rtol", "atol"}, 2, "numpy.allclose", allcloseType, emitAllclose));
+  out.back().defaults = {{"rtol", "1e-05"}, {"atol", "1e-08"}};  // np.allclose(a, b, atol=...) keeps NumPy's rtol
   LibraryFunction where = entry("where", C::Reduction, {"condition", "x", "y"}, 1, "numpy.where", whereType, emitWhere);
+  where.positionalOnly = 3;
   where.subscriptNote =
       "where(c) with one argument gives the indices of the true elements of a 1-D c (the array NumPy's where(c)[0] is), "
       "so [0] takes the first index; write where(c) for the indices";

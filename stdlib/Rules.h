@@ -41,8 +41,13 @@ std::string axisText(const Call& c, size_t index, int rank, const std::string& t
 
 /// Whether `e` is all_axes(), NumPy's None as an axis: what sema puts in for
 /// `axis=None`, and when a later argument is given by keyword, as in
-/// `np.var(x, ddof=1)`. Its type is the empty tuple.
-inline bool isAllAxes(const Expr& e) { return e.type.isTuple() && e.type.elems().empty(); }
+/// `np.var(x, ddof=1)`. Its type is the empty tuple, but a written `()`
+/// is not it: NumPy's axis=() names no axis, which checkAxis/checkAxes
+/// reject.
+inline bool isAllAxes(const Expr& e) {
+  auto* call = dyn_cast<Call>(&e);
+  return call && call->callee == "all_axes" && call->args.empty();
+}
 /// Whether the axis argument at `index` names axes: omitted or all_axes()
 /// mean every axis. A tuple of axes names axes too: a function that takes
 /// only one checks it with checkAxis, which rejects the tuple.

@@ -86,7 +86,8 @@ cl::opt<bool> ListLibrary("list-library",
 
 /// One line per catalog function: `name(a, axis=None, keepdims=...)  numpy.sum`.
 /// A parameter with a default shows it (None for NumPy's every axis), an
-/// optional one without a default shows `...`, a variadic tail `*args`.
+/// optional one without a default shows `...`, a variadic tail `*args`,
+/// and `/` ends the parameters that take no keyword.
 void listLibrary(raw_ostream& os) {
   for (const pydd::LibraryFunction& f : pydd::libraryFunctions()) {
     os << f.name << "(";
@@ -99,6 +100,7 @@ void listLibrary(raw_ostream& os) {
         if (p == param) value = StringRef(text) == "all_axes()" ? "None" : text;
       os << "=" << value;
     }
+    if (f.positionalOnly) os << ", /";
     os << ")  " << f.numpy << "\n";
   }
 }

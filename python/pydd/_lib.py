@@ -305,9 +305,9 @@ def fill(a, value):
 # ---- queries ------------------------------------------------------------------------
 
 
-def shape(a, k):
-    """The extent of array ``a`` along axis ``k``."""
-    return a.shape[k]
+def shape(a, axis=None):
+    """The extent of array ``a`` along ``axis``, or its shape tuple."""
+    return a.shape if axis is None else a.shape[axis]
 
 
 may_share_memory = np.may_share_memory
@@ -327,15 +327,38 @@ def fused_mul_add(a, b, c):
     return float(fractions.Fraction(a) * fractions.Fraction(b) + fractions.Fraction(c))
 
 
-# Whether this process's OpenBLAS adds a short vector's products in ddot
-# with fused multiply-adds (pydd::detail::blas_dot_fused): -2^-60 if so.
-_BLAS_DOT_FUSED = bool(np.dot(np.array([1.0, 1.0 + 2.0**-30]), np.array([-1.0, 1.0 - 2.0**-30])) != 0.0)
+# How this process's OpenBLAS adds a short vector's products in ddot, as
+# pydd::detail::blas_dot_order asks it: in index order fused, in index order
+# rounded, or otherwise (its SSE2 kernel's interleaved lanes).
+def _in_order_dot(x, y, fused):
+    acc = 0.0
+    for a, b in zip(y, x):
+        acc = fused_mul_add(a, b, acc) if fused else acc + float(a) * float(b)
+    return acc
+
+
+def _blas_dot_order():
+    rng = np.random.default_rng(16)
+    vectors = [(rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)) for n in range(1, 16) for _ in range(8)]
+    for fused in (True, False):
+        if all(_in_order_dot(x, y, fused) == float(np.dot(x, y)) for x, y in vectors):
+            return "fused" if fused else "rounded"
+    return "other"
+
+
+_BLAS_DOT_ORDER = _blas_dot_order()
+
+
+def blas_dot_inline_limit():
+    """The length below which a loop of blas_dot_step is NumPy's dot of two
+    contiguous float64 vectors: 16, or 0 where OpenBLAS orders it otherwise."""
+    return 0 if _BLAS_DOT_ORDER == "other" else 16
 
 
 def blas_dot_step(a, b, c):
     """c + a * b rounded as OpenBLAS's ddot rounds each step of a short
     vector's sum: once (fused_mul_add) or after the product and the sum."""
-    if _BLAS_DOT_FUSED:
+    if _BLAS_DOT_ORDER == "fused":
         return fused_mul_add(a, b, c)
     return float(c) + float(a) * float(b)
 
@@ -1438,7 +1461,7 @@ __all__ = [
     "transpose", "matmult", "innerprod", "matvect", "vectmat", "matmat",
     "syrk", "syr2k", "symm", "trmm", "lu", "ludcmp",
     "heapinit", "heappush", "heappop", "heappeek", "assertion_error", "broadcast_to", "broadcast_shapes_for",
-    "unit_stride", "fused_mul_add", "blas_dot_step",
+    "unit_stride", "fused_mul_add", "blas_dot_step", "blas_dot_inline_limit",
     "SparseMat", "csr_to_spm", "spm_to_csr", "empty_spm", "spm_set_item", "spm_set_item_unsafe", "nnz",
     "row", "nonzeros", "spm_with_values", "spm_map", "toarray", "sampled_matmul", "masked_spmm", "spmm_dense_t", "spm_add", "spm_mul", "spm_scale", "spmv", "spmm", "spmm_dense",
     "spm_diags", "sparse_diags", "get_row", "get_col",
