@@ -7,7 +7,8 @@ Fixtures:
   opt          -- the pyddc -O level, parametrized over OPT_LEVELS (ids O0, O3)
   build        -- build(kernel_name, opt) -> (compiled_module, reference_module);
                   each kernel is compiled once per -O level per session, as
-                  <tmp>/<name>_O<n>/<name>_O<n>.pydd so module names differ
+                  <tmp>/<name>_O<n>/<name>.pydd (one module name, so builds
+                  that generate the same C++ share one compile-cache entry)
   reference    -- reference(kernel_name) -> the module run as Python
   pyddc        -- the path of the pyddc executable (fails the test if missing)
 
@@ -118,10 +119,14 @@ class _Builds:
         opt = opt if isinstance(opt, OptLevel) else OptLevel(opt)
         key = (name, opt.id)
         if key not in self.compiled_modules:
-            stem = f"{name}_{opt.id}".replace("-", "_")
-            out = self.root / stem
+            # One module name for every configuration, each in its own
+            # directory: the compile cache keys a build by its generated C++,
+            # so a configuration whose passes change nothing (most kernels
+            # with most single passes disabled) reuses the build of one that
+            # generated the same code instead of running g++ again.
+            out = self.root / f"{name}_{opt.id}".replace("-", "_")
             out.mkdir(parents=True, exist_ok=True)
-            src = out / f"{stem}.pydd"
+            src = out / f"{name}.pydd"
             src.write_bytes((KERNELS / f"{name}.pydd").read_bytes())
             try:
                 self.compiled_modules[key] = pydd.compile(src, out_dir=out, opt=int(opt), extra_args=opt.args)
@@ -175,3 +180,54 @@ def quiet_overflow():
     with np.errstate(over="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         yield
+
+
+# $PYDD_E2E_QUICK=1 (the quick tier, `scripts/test.sh --quick`): of each
+# test file (one feature), only its first test function that compiles at an
+# -O level (else its first test), once per level: the first
+# parametrization of each. The rest is deselected, not skipped, so the
+# summary counts what ran.
+def _opt_id(item):
+    """The -O level a test item runs at (an `opt` fixture, or a fixture such
+    as test_sparse.py's `kern` parametrized by "O0"/"O3"), else None."""
+    for value in getattr(getattr(item, "callspec", None), "params", {}).values():
+        if isinstance(value, OptLevel):
+            return value.id
+        if isinstance(value, str) and len(value) == 2 and value[0] == "O" and value[1].isdigit():
+            return value
+    return None
+
+
+def _shard(config, items):
+    """$PYDD_E2E_SHARD=k/n keeps the test files whose index in sorted
+    order is k-1 modulo n: ctest runs the shards side by side, one per core,
+    each building its own files' kernels."""
+    spec = os.environ.get("PYDD_E2E_SHARD")
+    if not spec:
+        return
+    k, n = (int(v) for v in spec.split("/"))
+    files = sorted({str(item.path) for item in items})
+    mine = {f for i, f in enumerate(files) if i % n == k - 1}
+    config.hook.pytest_deselected(items=[item for item in items if str(item.path) not in mine])
+    items[:] = [item for item in items if str(item.path) in mine]
+
+
+def pytest_collection_modifyitems(config, items):
+    _shard(config, items)
+    if os.environ.get("PYDD_E2E_QUICK") != "1":
+        return
+    chosen = {}
+    for item in items:
+        path = str(item.path)
+        if path not in chosen or (_opt_id(item) and not chosen[path][1]):
+            chosen[path] = (item.originalname, bool(_opt_id(item)))
+    seen, keep, drop = set(), [], []
+    for item in items:
+        key = (str(item.path), _opt_id(item))
+        if item.originalname == chosen[key[0]][0] and key not in seen:
+            seen.add(key)
+            keep.append(item)
+        else:
+            drop.append(item)
+    config.hook.pytest_deselected(items=drop)
+    items[:] = keep
