@@ -964,7 +964,11 @@ class Lowerer {
     if (t == "subscript") {
       auto x = std::make_unique<Index>(loc, expr(field(n, "value")));
       auto kids = namedChildren(n);
-      for (size_t i = 1; i < kids.size(); ++i) x->indices.push_back(expr(kids[i]));
+      for (size_t i = 1; i < kids.size(); ++i)
+        // `x[:, None]` is `x[:, np.newaxis]`; sema reads the name None
+        // (which no variable can have) as a new axis.
+        x->indices.push_back(typeOf(kids[i]) == "none" ? std::make_unique<VarRef>(locOf(kids[i]), "None")
+                                                       : expr(kids[i]));
       return x;
     }
     if (t == "slice") return slice(n);

@@ -78,6 +78,18 @@ class Resolver : public Mutator {
   using Mutator::mutate;
   Resolver(Module& m, Diagnostics& d) : M(m), Diag(d) {}
 
+  /// A new axis in an assignment target (`X[None, 0] = v`) would make the
+  /// target a call: rejected at the target.
+  void mutate(Stmt& s) override {
+    if (auto* a = dyn_cast<Assign>(&s))
+      for (const ExprPtr& t : a->targets)
+        if (auto* idx = dyn_cast<Index>(t.get()))
+          if (std::any_of(idx->indices.begin(), idx->indices.end(), [&](const ExprPtr& i) { return isNewaxis(*i); }))
+            Diag.error(t->loc, "a new axis (None or np.newaxis) in an assignment target is not supported; assign to "
+                               "the subscript without it");
+    Mutator::mutate(s);
+  }
+
   ExprPtr mutate(ExprPtr e) override {
     if (ExprPtr expanded = resolveNewaxis(e)) return expanded;
     if (ExprPtr numpy = resolveNumpy(e)) return numpy;
@@ -186,7 +198,9 @@ class Resolver : public Mutator {
     return std::make_unique<IntLit>(attr->loc, 0);
   }
 
+  /// np.newaxis, or None in a subscript (the parser's VarRef "None").
   bool isNewaxis(const Expr& e) {
+    if (auto* v = dyn_cast<VarRef>(&e)) return v->name == "None";
     auto* a = dyn_cast<Attribute>(&e);
     return a && a->name == "newaxis" && isNumpyModule(*a->base);
   }

@@ -54,6 +54,8 @@ def test_newaxis_and_keepdims(build, opt):
     got, _ = same(comp.newaxis_mixed, ref.newaxis_mixed, X, 2)
     assert got.shape == (5, 2)
     same(comp.newaxis_mixed, ref.newaxis_mixed, X, 7)  # IndexError in both
+    got, args = same(comp.none_axes, ref.none_axes, X, RNG.normal(size=3))
+    assert got.shape == (5, 5, 3) and args[0][0, 0] != X[0, 0]
     got, _ = same(comp.reductions_keep, ref.reductions_keep, X, rtol=1e-14)
     assert got.shape == (5, 3)
 
