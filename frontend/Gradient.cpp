@@ -568,7 +568,7 @@ void collectMarkers(Module& m, std::vector<GradRequest>& requests) {
 bool callsGradient(const Function& f) {
   bool found = false;
   std::function<void(const Expr&)> onExpr = [&](const Expr& e) {
-    if (auto* c = dyn_cast<Call>(&e); c && c->callee.find("__grad") != std::string::npos) found = true;
+    if (auto* c = dyn_cast<Call>(&e); c && c->callee.rfind("__pydd_grad__:", 0) == 0) found = true;
     forEachChild(e, onExpr);
   };
   std::function<void(const Block&)> onBlock = [&](const Block& b) {
