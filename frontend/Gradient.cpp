@@ -597,24 +597,33 @@ bool addGradients(Module& m, Diagnostics& diag, std::vector<GradRequest> request
   typed->functions = std::move(kept);
   std::set<std::string> done;
   std::string generated;
+  bool analyzed = false;
+  bool ok = true;  // every request is tried, so that each reports its error
   for (const GradRequest& r : requests) {
     if (!done.insert(gradientName(r)).second) continue;
     if (!m.find(r.function)) {
       diag.error(r.loc, "grad() of '" + r.function + "', which is not a kernel of this file");
-      return false;
+      ok = false;
+      continue;
     }
-    // Sema reports errors in the function itself with the real diagnostics.
     if (!typed->find(r.function)) {
       diag.error(r.loc, "'" + r.function + "' calls grad() itself, which is not differentiated");
-      return false;
+      ok = false;
+      continue;
     }
-    if (done.size() == 1 && !analyzeModule(*typed, diag)) return false;
+    // Sema reports errors in the functions themselves, located.
+    if (!analyzed && !analyzeModule(*typed, diag)) return false;
+    analyzed = true;
     Function* f = typed->find(r.function);
     std::string text;
     Differentiator d(*f, r, diag);
-    if (!d.run(text)) return false;
+    if (!d.run(text)) {
+      ok = false;
+      continue;
+    }
     generated += text + "\n";
   }
+  if (!ok) return false;
   // The generated source, parsed as a module of its own.
   Diagnostics gen("<generated derivative>", llvm::MemoryBuffer::getMemBufferCopy(generated));
   std::string errors;
