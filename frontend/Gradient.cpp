@@ -2,6 +2,7 @@
 // algorithm and what is not differentiated).
 #include "frontend/Gradient.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -62,6 +63,26 @@ std::string zeroOf(const Type& t) {
     return "zeros(" + shape + ", " + scalarName(t.elem()) + ")";
   }
   return "";
+}
+
+/// The identifiers in a line of pydd text.
+std::vector<std::string> identifiers(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < text.size();) {
+    unsigned char ch = text[i];
+    if (std::isalpha(ch) || ch == '_') {
+      size_t j = i;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+      bool attr = i > 0 && text[i - 1] == '.';
+      if (!attr) out.push_back(text.substr(i, j - i));
+      i = j;
+    } else if (std::isdigit(ch)) {
+      while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+    } else {
+      ++i;
+    }
+  }
+  return out;
 }
 
 /// Replaces the identifiers a, b, c, g and r of a derivative formula.
@@ -389,7 +410,8 @@ void Differentiator::adjoint(const Expr& e, const std::string& g, int gRank, int
     else if (i < 2 && (i == 0 ? rule->da : rule->db)) formula = i == 0 ? rule->da : rule->db;
     if (formula.empty())
       return error(operands[i]->loc, std::string(fn->name) + "() has no derivative with respect to this operand");
-    if (r.empty() && formula.find('r') != std::string::npos) {
+    auto ids = identifiers(formula);
+    if (r.empty() && std::find(ids.begin(), ids.end(), "r") != ids.end()) {
       r = fresh("r");
       line(depth, r + " = " + printExpr(e));
       names["r"] = r;
@@ -500,18 +522,43 @@ bool Differentiator::run(std::string& out) {
     if (c > 1 && t && (t->isScalar() || t->isArray())) Pushed.insert(name);
   }
 
-  Body.clear();
-  forward(seq, 1);
-  std::string fwd = Body;
-  Body.clear();
-  // The adjoints start at zero; the result's at one.
-  for (const std::string& v : Active) {
-    const Type& t = *typeOf(v);
-    line(1, "_b_" + v + " = " + (t.isArray() ? "zeros_like(" + v + ")" : std::string(scalarName(t.elem())) + "(0)"));
+  // Generated twice: a variable whose value the reverse sweep never reads
+  // (one that only enters sums, `s = s + x[i]`) need not be pushed and
+  // popped; the second sweep leaves those out (Tapenade's to-be-recorded
+  // values, found here on the generated text).
+  std::string fwd, rev;
+  for (int round = 0; round < 2; ++round) {
+    Next = 0;
+    Tapes.clear();
+    SiteName.clear();
+    Body.clear();
+    forward(seq, 1);
+    fwd = Body;
+    Body.clear();
+    // The adjoints start at zero; the result's at one.
+    for (const std::string& v : Active) {
+      const Type& t = *typeOf(v);
+      line(1, "_b_" + v + " = " + (t.isArray() ? "zeros_like(" + v + ")" : std::string(scalarName(t.elem())) + "(0)"));
+    }
+    line(1, "_b__res = " + std::string(scalarName(F.returnType.elem())) + "(1)");
+    reverse(seq, 1);
+    rev = Body;
+    if (Failed || round == 1) break;
+    std::set<std::string> read;
+    std::stringstream lines(rev);
+    std::string l;
+    while (std::getline(lines, l)) {
+      if (l.find(".pop()") != std::string::npos && l.find(" = _tape") != std::string::npos &&
+          l.find('[') == std::string::npos)
+        continue;  // `v = _tapeK.pop()` restores v; it reads nothing
+      for (const std::string& id : identifiers(l)) read.insert(id);
+    }
+    std::set<std::string> needed;
+    for (const std::string& v : Pushed)
+      if (read.count(v)) needed.insert(v);
+    if (needed == Pushed) break;
+    Pushed = needed;
   }
-  line(1, "_b__res = " + std::string(scalarName(F.returnType.elem())) + "(1)");
-  reverse(seq, 1);
-  std::string rev = Body;
   if (Failed) return false;
 
   std::string text = "def " + gradientName(R) + "(";
