@@ -175,6 +175,31 @@ PROGRAM_CASES = {
 }
 
 
+SPARSE = textwrap.dedent('''
+    from pydd import *
+
+    def sparse_fit(w: Array(float64, 1), S: SparseMat(float64), y: Array(float64, 1)) -> float64:
+        r = S @ w - y
+        return 0.5 * sum(r * r) + sum(sin(spmv(S, w * w)))
+
+    def sparse_dense(D: Array(float64, 2), S: SparseMat(float64)) -> float64:
+        return sum(tanh(spmm_dense(D, S))) + sum(spmm_dense(S, transpose(D)) ** 2.0)
+''')
+
+
+@pytest.mark.parametrize("name", ["sparse_fit", "sparse_dense"])
+def test_sparse(tmp_path_factory, opt, name):
+    import scipy.sparse as sp
+    m = _module(tmp_path_factory, "sparse", SPARSE, [("sparse_fit", (0, 2)), ("sparse_dense", (0,))], opt)
+    rng = np.random.default_rng(RNG_SEED)
+    S = sp.random(7, 7, density=0.4, format="csr", random_state=RNG_SEED)
+    if name == "sparse_fit":
+        args, nums = [rng.uniform(-1, 1, 7), S, rng.uniform(-1, 1, 7)], (0, 2)
+    else:
+        args, nums = [rng.uniform(-1, 1, (3, 7)), S], (0,)
+    _check(m, name, name, args, nums)
+
+
 def _value(spec, rng):
     kind, lo, hi = spec
     if kind == "s":
