@@ -381,6 +381,31 @@ def test_python_api(tmp_path):
     np.testing.assert_allclose(gy, -r, rtol=1e-12)
     with pytest.raises(TypeError):
         pydd.grad(m.loss, argnums="w")
+    # A module written to a directory (not the cache) works the same way.
+    m2 = pydd.compile(path, out_dir=tmp_path / "out", opt=0)
+    np.testing.assert_allclose(pydd.grad(m2.loss, 0)(w, X, y), X.T @ r, rtol=1e-12)
+
+
+KERNEL_MODULE = textwrap.dedent('''
+    import pydd
+    from pydd import *
+
+    @pydd.kernel
+    def kloss(w: Array(float64, 1), s: float64) -> float64:
+        return sum(exp(w * s))
+''')
+
+
+def test_decorated_kernel(tmp_path, monkeypatch):
+    import importlib
+    (tmp_path / "grad_kernel_mod.py").write_text(KERNEL_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("grad_kernel_mod")
+    w = np.linspace(-1, 1, 6)
+    v, (gw, gs) = pydd.value_and_grad(mod.kloss, (0, 1))(w, 0.7)
+    assert np.isclose(v, np.exp(w * 0.7).sum(), rtol=1e-12)
+    np.testing.assert_allclose(gw, 0.7 * np.exp(w * 0.7), rtol=1e-12)
+    assert np.isclose(gs, (w * np.exp(w * 0.7)).sum(), rtol=1e-12)
 
 
 try:
