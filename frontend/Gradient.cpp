@@ -144,7 +144,12 @@ class Differentiator {
   bool isActive(const Expr& e) const { return isFloatValue(e.type) && mentionsActive(e); }
 
   std::string tape(const Type& t);
-  bool pushed(const std::string& var) const { return Pushed.count(var) != 0; }
+  /// Pushes (forward) or pops (reverse) the values statement `s`'s reverse
+  /// reads of variables that change, so that it sees them as `s` did.
+  void saveUses(const Stmt& s, int depth);
+  void restoreUses(const Stmt& s, int depth);
+  /// After generating `s`'s reverse from `mark` on (first round): what it reads.
+  void recordUses(const Stmt& s, size_t mark);
   void countAssignments(const std::vector<Node>& seq, bool inLoop, std::map<std::string, int>& count);
 
   void forward(const std::vector<Node>& seq, int depth);
@@ -160,7 +165,10 @@ class Differentiator {
   bool Failed = false;
   unsigned Next = 0;
   std::set<std::string> Active;
-  std::set<std::string> Pushed;
+  std::set<std::string> Candidates;  // variables that change after their first value
+  std::map<const Stmt*, std::vector<std::string>> Uses;
+  bool Collecting = false;
+  std::vector<std::string> ReverseLoopVars;  // set by the reverse loops around
   std::map<std::string, std::string> Tapes;  // type text -> tape name
   std::vector<std::string> LoopVars;         // per loop site, in order
   std::string Body;
@@ -267,9 +275,9 @@ void Differentiator::forward(const std::vector<Node>& seq, int depth) {
     if (Failed) return;
     if (auto* a = dyn_cast<Assign>(&s)) {
       if (!a->value) continue;  // a declaration: every local starts typed
+      saveUses(s, depth);
       for (auto& t : a->targets) {
-        if (auto* v = dyn_cast<VarRef>(t.get())) {
-          if (pushed(v->name)) line(depth, tape(*typeOf(v->name)) + ".append(" + v->name + ")");
+        if (isa<VarRef>(*t)) {
         } else if (auto* ix = dyn_cast<Index>(t.get())) {
           if (!isa<VarRef>(*ix->base)) return error(t->loc, "a store through a nested subscript");
           std::string old = printExpr(*t);
@@ -286,6 +294,7 @@ void Differentiator::forward(const std::vector<Node>& seq, int depth) {
     } else if (auto* r = dyn_cast<Return>(&s)) {
       if (depth > 1 && !LoopVars.empty()) return error(s.loc, "a return inside a loop");
       if (!r->value) return error(s.loc, "a return without a value");
+      saveUses(s, depth);
       line(depth, "_res = " + printExpr(*r->value));
     } else if (auto* ifs = dyn_cast<If>(&s)) {
       line(depth, "if " + printExpr(*ifs->cond) + ":");
@@ -334,6 +343,30 @@ void Differentiator::forward(const std::vector<Node>& seq, int depth) {
       return error(s.loc, "this statement");
     }
   }
+}
+
+void Differentiator::saveUses(const Stmt& s, int depth) {
+  auto it = Uses.find(&s);
+  if (it == Uses.end()) return;
+  for (const std::string& u : it->second) line(depth, tape(*typeOf(u)) + ".append(" + u + ")");
+}
+
+void Differentiator::restoreUses(const Stmt& s, int depth) {
+  auto it = Uses.find(&s);
+  if (it == Uses.end()) return;
+  for (auto u = it->second.rbegin(); u != it->second.rend(); ++u) line(depth, *u + " = " + tape(*typeOf(*u)) + ".pop()");
+}
+
+void Differentiator::recordUses(const Stmt& s, size_t mark) {
+  if (!Collecting) return;
+  std::set<std::string> read;
+  for (const std::string& id : identifiers(Body.substr(mark))) read.insert(id);
+  std::vector<std::string> uses;
+  for (const std::string& v : read)
+    if (Candidates.count(v) &&
+        std::find(ReverseLoopVars.begin(), ReverseLoopVars.end(), v) == ReverseLoopVars.end())
+      uses.push_back(v);
+  if (!uses.empty()) Uses[&s] = uses;
 }
 
 void Differentiator::accumulate(const std::string& target, const Type& t, std::string g, int gRank, int depth) {
@@ -432,19 +465,18 @@ void Differentiator::reverse(const std::vector<Node>& seq, int depth) {
     const Stmt& s = *n.stmt;
     if (auto* a = dyn_cast<Assign>(&s)) {
       if (!a->value) continue;
-      for (auto t = a->targets.rbegin(); t != a->targets.rend(); ++t) {
-        if (auto* v = dyn_cast<VarRef>(t->get())) {
-          if (pushed(v->name)) line(depth, v->name + " = " + tape(*typeOf(v->name)) + ".pop()");
-        } else {
-          line(depth, printExpr(**t) + " = " + tape((*t)->type) + ".pop()");
-        }
-      }
-      if (a->targets.size() != 1) continue;
+      size_t mark = Body.size();
+      restoreUses(s, depth);
+      for (auto t = a->targets.rbegin(); t != a->targets.rend(); ++t)
+        if (!isa<VarRef>(**t)) line(depth, printExpr(**t) + " = " + tape((*t)->type) + ".pop()");
       const Expr& target = *a->targets[0];
       const Expr* base = &target;
       while (auto* ix = dyn_cast<Index>(base)) base = ix->base.get();
       auto* bv = dyn_cast<VarRef>(base);
-      if (!bv || !Active.count(bv->name)) continue;
+      if (a->targets.size() != 1 || !bv || !Active.count(bv->name)) {
+        recordUses(s, mark);
+        continue;
+      }
       std::string shadow = "_b_" + bv->name;
       std::string gtext = shadow;
       if (auto* ix = dyn_cast<Index>(&target)) {
@@ -462,8 +494,12 @@ void Differentiator::reverse(const std::vector<Node>& seq, int depth) {
         line(depth, gtext + " = " + scalarName(target.type.elem()) + "(0)");
       }
       adjoint(*a->value, t, target.type.isArray() ? target.type.rank() : 0, depth);
+      recordUses(s, mark);
     } else if (auto* r = dyn_cast<Return>(&s)) {
+      size_t mark = Body.size();
+      restoreUses(s, depth);
       adjoint(*r->value, "_b__res", 0, depth);
+      recordUses(s, mark);
     } else if (isa<If>(s)) {
       line(depth, "if " + tape(Type::int64()) + ".pop() == 1:");
       reverse(n.then, depth + 1);
@@ -478,7 +514,9 @@ void Differentiator::reverse(const std::vector<Node>& seq, int depth) {
       line(depth, "for " + k + " in range(" + cnt + " - 1, -1, -1):");
       const Type& vt = *typeOf(fs->var);
       line(depth + 1, fs->var + " = " + scalarName(vt.elem()) + "(" + lo + " + " + k + " * " + st + ")");
+      ReverseLoopVars.push_back(fs->var);
       reverse(n.body, depth + 1);
+      ReverseLoopVars.pop_back();
       line(depth, fs->var + " = " + tape(vt) + ".pop()");
     } else if (isa<While>(s)) {
       std::string site = SiteName[&s];
@@ -519,15 +557,17 @@ bool Differentiator::run(std::string& out) {
   countAssignments(seq, false, count);
   for (auto& [name, c] : count) {
     const Type* t = typeOf(name);
-    if (c > 1 && t && (t->isScalar() || t->isArray())) Pushed.insert(name);
+    if (c > 1 && t && (t->isScalar() || t->isArray())) Candidates.insert(name);
   }
 
-  // Generated twice: a variable whose value the reverse sweep never reads
-  // (one that only enters sums, `s = s + x[i]`) need not be pushed and
-  // popped; the second sweep leaves those out (Tapenade's to-be-recorded
-  // values, found here on the generated text).
+  // Generated twice (Enzyme's caching of the values an adjoint needs): the
+  // first round finds which changing variables each statement's reverse
+  // reads; the second pushes just those before the statement and pops them
+  // before its reverse. A variable that only enters sums (`s = s + x[i]`),
+  // or whose value a loop's reverse never reads, is never stored.
   std::string fwd, rev;
   for (int round = 0; round < 2; ++round) {
+    Collecting = round == 0;
     Next = 0;
     Tapes.clear();
     SiteName.clear();
@@ -543,21 +583,7 @@ bool Differentiator::run(std::string& out) {
     line(1, "_b__res = " + std::string(scalarName(F.returnType.elem())) + "(1)");
     reverse(seq, 1);
     rev = Body;
-    if (Failed || round == 1) break;
-    std::set<std::string> read;
-    std::stringstream lines(rev);
-    std::string l;
-    while (std::getline(lines, l)) {
-      if (l.find(".pop()") != std::string::npos && l.find(" = _tape") != std::string::npos &&
-          l.find('[') == std::string::npos)
-        continue;  // `v = _tapeK.pop()` restores v; it reads nothing
-      for (const std::string& id : identifiers(l)) read.insert(id);
-    }
-    std::set<std::string> needed;
-    for (const std::string& v : Pushed)
-      if (read.count(v)) needed.insert(v);
-    if (needed == Pushed) break;
-    Pushed = needed;
+    if (Failed || Uses.empty()) break;
   }
   if (Failed) return false;
 
