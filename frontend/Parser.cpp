@@ -5,6 +5,7 @@
 // and types are sema's job.
 
 #include "frontend/Parser.h"
+#include "frontend/Gradient.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -1325,6 +1326,29 @@ class Lowerer {
       c->args.push_back(expr(field(fn, "object")));
     } else if (typeOf(fn) == "identifier") {
       c = std::make_unique<Call>(locOf(n), text(fn).str());
+    } else if (typeOf(fn) == "call" && typeOf(field(fn, "function")) == "identifier" &&
+               (text(field(fn, "function")) == "grad" || text(field(fn, "function")) == "value_and_grad")) {
+      // `grad(f, argnum)(args)`: a call of f's derivative (frontend/Gradient.h).
+      GradRequest r;
+      r.withValue = text(field(fn, "function")) == "value_and_grad";
+      std::vector<TSNode> spec = namedChildren(field(fn, "arguments"));
+      if (spec.empty() || spec.size() > 2 || typeOf(spec[0]) != "identifier") {
+        error(fn, "grad() takes a kernel of this file and an argument number: grad(f, 0)(x, ...)");
+        return poison(locOf(n));
+      }
+      r.function = text(spec[0]).str();
+      if (spec.size() == 2) {
+        std::vector<TSNode> nums = typeOf(spec[1]) == "tuple" ? namedChildren(spec[1]) : std::vector<TSNode>{spec[1]};
+        for (TSNode k : nums) {
+          if (typeOf(k) != "integer") {
+            error(k, "grad()'s argument number must be an integer literal or a tuple of them");
+            return poison(locOf(n));
+          }
+          r.argnums.push_back(std::stoi(text(k).str()));
+        }
+      }
+      if (r.argnums.empty()) r.argnums = {0};
+      c = std::make_unique<Call>(locOf(n), gradientMarker(r));
     } else {
       error(fn, "only named functions and methods can be called in pydd kernels");
       return poison(locOf(n));

@@ -18,6 +18,7 @@ PACKAGES=(
   python3-dask python3-distributed           # kernels on a Dask cluster (examples/dask_scaleout.py)
   libomp-14-dev libopenblas-dev
   clang-14 libclang-rt-14-dev   # the libFuzzer target (tests/fuzz/libfuzzer)
+  python3-torch                 # gradients checked against autograd (tests/e2e/test_grad.py, bench/grad.py)
 )
 
 as_root() {

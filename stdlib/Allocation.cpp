@@ -275,17 +275,25 @@ void addAllocationFunctions(std::vector<LibraryFunction>& out) {
         New::Uninitialized);
   fresh(entry("full", C::Allocation, {"shape", "fill_value", "dtype"}, 2, "numpy.full", fullType, emitFull),
         New::FillArgument);
+  // Reverse mode (frontend/Gradient.h): the *_like arrays depend only on
+  // their argument's shape; a copy passes its adjoint through.
+  static const DerivativeRule kShapeOnly{nullptr, nullptr, true}, kIdentity{"g"};
   out.push_back(entry("zeros_like", C::Allocation, {"a", "dtype"}, 1, "numpy.zeros_like", likeType, emitLike<kZeros>));
+  out.back().derivative = &kShapeOnly;
   out.push_back(entry("ones_like", C::Allocation, {"a", "dtype"}, 1, "numpy.ones_like", likeType, emitLike<kOnes>));
+  out.back().derivative = &kShapeOnly;
   out.push_back(entry("empty_like", C::Allocation, {"a", "dtype"}, 1, "numpy.empty_like", likeType, emitLike<kEmpty>));
+  out.back().derivative = &kShapeOnly;
   out.push_back(entry("copy", C::Allocation, {"a"}, 1, "numpy.copy", copyType, emitCopy));
   out.back().returnsNew = true;
+  out.back().derivative = &kIdentity;
   // The argument itself when it is C-contiguous: a view for aliasing.
   LibraryFunction contiguous = entry("ascontiguousarray", C::Allocation, {"a"}, 1, "numpy.ascontiguousarray",
                                      asContiguousType, [](const Call&, llvm::ArrayRef<std::string> args) {
                                        return "pydd::ascontiguousarray(" + args[0] + ")";
                                      });
   contiguous.returnsView = true;
+  contiguous.derivative = &kIdentity;
   out.push_back(contiguous);
   out.push_back(entry("shape_from_list", C::Query, {"l", "ndim"}, 2, "tuple(l), checked to have ndim entries",
                       shapeFromListType, emitShapeFromList));

@@ -114,6 +114,22 @@ struct FoldRule {
 /// values); or not at all (None: shape queries, construction).
 enum class SparseAccess : uint8_t { None, Rows, NonZeros };
 
+/// Reverse mode (frontend/Gradient.h): what one call adds to the adjoint of
+/// each float operand, as pydd source over the operands `a`, `b` (`c` for
+/// a third), the call's value `r` and the adjoint `g` of that value. An
+/// element-wise contribution has the result's shape and is summed back to a
+/// broadcast operand's shape; a reduction's has its operand's. Null: the
+/// operand carries no derivative (an index, an exponent written as an
+/// integer), or, with `zero`, the derivative is zero almost everywhere
+/// (floor, sign: JAX's choice). `custom` chooses the formula from the
+/// operands' ranks (products).
+struct DerivativeRule {
+  const char* da = nullptr;
+  const char* db = nullptr;
+  bool zero = false;
+  std::string (*custom)(const Call& call, unsigned operand) = nullptr;
+};
+
 struct LibraryFunction {
   const char* name = "";
   LibraryCategory category = LibraryCategory::Query;
@@ -208,6 +224,9 @@ struct LibraryFunction {
   const RealFunction* real = nullptr;
   /// Reductions that fusion can fold into an element-wise loop.
   const FoldRule* fold = nullptr;
+  /// Functions with a derivative (frontend/Gradient.h); null: a call of
+  /// it on a differentiated value is a located error.
+  const DerivativeRule* derivative = nullptr;
   /// Result type from the typed arguments (null for omitted optional ones);
   /// `call` gives access to literal arguments such as a shape or an axis.
   Type (*resultType)(const Call& call, TypeRuleError& error) = nullptr;

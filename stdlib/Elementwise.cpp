@@ -204,18 +204,21 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
     const char* name;
     const char* numpy;
     ElementRule rule;
+    /// The reverse-mode rule (frontend/Gradient.h), beside the formula; none
+    /// for comparisons, logic and the bitwise and complex-only functions.
+    DerivativeRule derivative = {};
   };
   // Static storage: entries point at their rules.
   static const Spec binary[] = {
-      {"add", "numpy.add", {"pydd::op::add", "a + b", Compute::Common, false, false}},
-      {"sub", "numpy.subtract", {"pydd::op::sub", "a - b", Compute::Common, false, true}},
-      {"mul", "numpy.multiply", {"pydd::op::mul", "a * b", Compute::Common, false, false}},
-      {"div", "numpy.true_divide", {"pydd::op::truediv", "a / b", Compute::TrueDivide, false, false}},
+      {"add", "numpy.add", {"pydd::op::add", "a + b", Compute::Common, false, false}, {"g", "g"}},
+      {"sub", "numpy.subtract", {"pydd::op::sub", "a - b", Compute::Common, false, true}, {"g", "-g"}},
+      {"mul", "numpy.multiply", {"pydd::op::mul", "a * b", Compute::Common, false, false}, {"g * b", "g * a"}},
+      {"div", "numpy.true_divide", {"pydd::op::truediv", "a / b", Compute::TrueDivide, false, false}, {"g / b", "-g * a / (b * b)"}},
       {"floordiv", "numpy.floor_divide", {"pydd::op::floordiv", "a // b", Compute::Common, false, true}},
       {"mod", "numpy.mod", {"pydd::op::mod", "a % b", Compute::Common, false, true}},
-      {"pow", "numpy.power", {"pydd::op::power", "a ** b", Compute::Common, false, true, false, false, 0, false, true}},
-      {"maximum", "numpy.maximum", {"pydd::op::maximum", "maximum(a, b)", Compute::Common, false, false}},
-      {"minimum", "numpy.minimum", {"pydd::op::minimum", "minimum(a, b)", Compute::Common, false, false}},
+      {"pow", "numpy.power", {"pydd::op::power", "a ** b", Compute::Common, false, true, false, false, 0, false, true}, {"g * b * a ** (b - 1.0)", "g * r * log(a)"}},
+      {"maximum", "numpy.maximum", {"pydd::op::maximum", "maximum(a, b)", Compute::Common, false, false}, {"g * (1.0 * (a > b) + 0.5 * (a == b))", "g * (1.0 * (b > a) + 0.5 * (a == b))"}},
+      {"minimum", "numpy.minimum", {"pydd::op::minimum", "minimum(a, b)", Compute::Common, false, false}, {"g * (1.0 * (a < b) + 0.5 * (a == b))", "g * (1.0 * (b < a) + 0.5 * (a == b))"}},
       {"eq", "numpy.equal", {"pydd::op::eq", "a == b", Compute::Common, true, false}},
       {"neq", "numpy.not_equal", {"pydd::op::ne", "a != b", Compute::Common, true, false}},
       {"lt", "numpy.less", {"pydd::op::lt", "a < b", Compute::Common, true, false}},
@@ -225,8 +228,8 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
       {"logical_and", "numpy.logical_and", {"pydd::op::logical_and", "a and b", Compute::Bool, true, false}},
       {"logical_or", "numpy.logical_or", {"pydd::op::logical_or", "a or b", Compute::Bool, true, false}},
       // runtime/include/pydd/ufuncs.h
-      {"arctan2", "numpy.arctan2", {"pydd::op::arctan2", "arctan2(a, b)", Compute::Float, false, true}},
-      {"hypot", "numpy.hypot", {"pydd::op::hypot", "hypot(a, b)", Compute::Float, false, true}},
+      {"arctan2", "numpy.arctan2", {"pydd::op::arctan2", "arctan2(a, b)", Compute::Float, false, true}, {"g * b / (a * a + b * b)", "-g * a / (a * a + b * b)"}},
+      {"hypot", "numpy.hypot", {"pydd::op::hypot", "hypot(a, b)", Compute::Float, false, true}, {"g * a / r", "g * b / r"}},
       {"logical_xor", "numpy.logical_xor", {"pydd::op::logical_xor", "logical_xor(a, b)", Compute::Bool, true, false}},
       {"bitwise_and", "numpy.bitwise_and", {"pydd::op::bitwise_and", "a & b", Compute::Common, false, false, true}},
       {"bitwise_or", "numpy.bitwise_or", {"pydd::op::bitwise_or", "a | b", Compute::Common, false, false, true}},
@@ -234,34 +237,34 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
   };
   // After `rejectsBool`: rejectsFloat, preservesZero (ElementRule).
   static const Spec unary[] = {
-      {"minus", "numpy.negative", {"pydd::op::negative", "-a", Compute::Common, false, true, false, true}},
-      {"abs", "numpy.absolute", {"pydd::op::absolute", "abs(a)", Compute::Common, false, false, false, true, 0, true}},
+      {"minus", "numpy.negative", {"pydd::op::negative", "-a", Compute::Common, false, true, false, true}, {"-g"}},
+      {"abs", "numpy.absolute", {"pydd::op::absolute", "abs(a)", Compute::Common, false, false, false, true, 0, true}, {"g * sign(a)"}},
       {"isnan", "numpy.isnan", {"pydd::op::isnan", "isnan(a)", Compute::Common, true, false}},
       {"isinf", "numpy.isinf", {"pydd::op::isinf", "isinf(a)", Compute::Common, true, false}},
       {"logical_not", "numpy.logical_not", {"pydd::op::logical_not", "not a", Compute::Bool, true, false}},
       {"elemwise_not", "numpy.logical_not", {"pydd::op::logical_not", "not a", Compute::Bool, true, false}},
-      {"sqrt", "numpy.sqrt", {"pydd::op::sqrt", "sqrt(a)", Compute::Float, false, true, false, true}},
-      {"exp", "numpy.exp", {"pydd::op::exp", "exp(a)", Compute::Float, false, true}},
-      {"log", "numpy.log", {"pydd::op::log", "log(a)", Compute::Float, false, true}},
-      {"cos", "numpy.cos", {"pydd::op::cos", "cos(a)", Compute::Float, false, true}},
-      {"sin", "numpy.sin", {"pydd::op::sin", "sin(a)", Compute::Float, false, true, false, true}},
-      {"tan", "numpy.tan", {"pydd::op::tan", "tan(a)", Compute::Float, false, true, false, true}},
-      {"acos", "numpy.arccos", {"pydd::op::arccos", "acos(a)", Compute::Float, false, true}},
-      {"asin", "numpy.arcsin", {"pydd::op::arcsin", "asin(a)", Compute::Float, false, true, false, true}},
-      {"atan", "numpy.arctan", {"pydd::op::arctan", "atan(a)", Compute::Float, false, true, false, true}},
-      {"floor", "numpy.floor", {"pydd::op::floor", "floor(a)", Compute::Common, false, true, false, true}},
-      {"ceil", "numpy.ceil", {"pydd::op::ceil", "ceil(a)", Compute::Common, false, true, false, true}},
+      {"sqrt", "numpy.sqrt", {"pydd::op::sqrt", "sqrt(a)", Compute::Float, false, true, false, true}, {"0.5 * g / r"}},
+      {"exp", "numpy.exp", {"pydd::op::exp", "exp(a)", Compute::Float, false, true}, {"g * r"}},
+      {"log", "numpy.log", {"pydd::op::log", "log(a)", Compute::Float, false, true}, {"g / a"}},
+      {"cos", "numpy.cos", {"pydd::op::cos", "cos(a)", Compute::Float, false, true}, {"-g * sin(a)"}},
+      {"sin", "numpy.sin", {"pydd::op::sin", "sin(a)", Compute::Float, false, true, false, true}, {"g * cos(a)"}},
+      {"tan", "numpy.tan", {"pydd::op::tan", "tan(a)", Compute::Float, false, true, false, true}, {"g * (1.0 + r * r)"}},
+      {"acos", "numpy.arccos", {"pydd::op::arccos", "acos(a)", Compute::Float, false, true}, {"-g / sqrt(1.0 - a * a)"}},
+      {"asin", "numpy.arcsin", {"pydd::op::arcsin", "asin(a)", Compute::Float, false, true, false, true}, {"g / sqrt(1.0 - a * a)"}},
+      {"atan", "numpy.arctan", {"pydd::op::arctan", "atan(a)", Compute::Float, false, true, false, true}, {"g / (1.0 + a * a)"}},
+      {"floor", "numpy.floor", {"pydd::op::floor", "floor(a)", Compute::Common, false, true, false, true}, {nullptr, nullptr, true}},
+      {"ceil", "numpy.ceil", {"pydd::op::ceil", "ceil(a)", Compute::Common, false, true, false, true}, {nullptr, nullptr, true}},
       // runtime/include/pydd/ufuncs.h
-      {"tanh", "numpy.tanh", {"pydd::op::tanh", "tanh(a)", Compute::Float, false, true, false, true}},
-      {"sinh", "numpy.sinh", {"pydd::op::sinh", "sinh(a)", Compute::Float, false, true, false, true}},
-      {"cosh", "numpy.cosh", {"pydd::op::cosh", "cosh(a)", Compute::Float, false, true}},
-      {"log2", "numpy.log2", {"pydd::op::log2", "log2(a)", Compute::Float, false, true}},
-      {"log10", "numpy.log10", {"pydd::op::log10", "log10(a)", Compute::Float, false, true}},
-      {"exp2", "numpy.exp2", {"pydd::op::exp2", "exp2(a)", Compute::Float, false, true}},
-      {"expm1", "numpy.expm1", {"pydd::op::expm1", "expm1(a)", Compute::Float, false, true, false, true}},
-      {"log1p", "numpy.log1p", {"pydd::op::log1p", "log1p(a)", Compute::Float, false, true, false, true}},
-      {"square", "numpy.square", {"pydd::op::square", "a * a", Compute::Common, false, true, false, true}},
-      {"sign", "numpy.sign", {"pydd::op::sign", "sign(a)", Compute::Common, false, true, false, true}},
+      {"tanh", "numpy.tanh", {"pydd::op::tanh", "tanh(a)", Compute::Float, false, true, false, true}, {"g * (1.0 - r * r)"}},
+      {"sinh", "numpy.sinh", {"pydd::op::sinh", "sinh(a)", Compute::Float, false, true, false, true}, {"g * cosh(a)"}},
+      {"cosh", "numpy.cosh", {"pydd::op::cosh", "cosh(a)", Compute::Float, false, true}, {"g * sinh(a)"}},
+      {"log2", "numpy.log2", {"pydd::op::log2", "log2(a)", Compute::Float, false, true}, {"g / (a * 0.6931471805599453)"}},
+      {"log10", "numpy.log10", {"pydd::op::log10", "log10(a)", Compute::Float, false, true}, {"g / (a * 2.302585092994046)"}},
+      {"exp2", "numpy.exp2", {"pydd::op::exp2", "exp2(a)", Compute::Float, false, true}, {"g * r * 0.6931471805599453"}},
+      {"expm1", "numpy.expm1", {"pydd::op::expm1", "expm1(a)", Compute::Float, false, true, false, true}, {"g * (r + 1.0)"}},
+      {"log1p", "numpy.log1p", {"pydd::op::log1p", "log1p(a)", Compute::Float, false, true, false, true}, {"g / (1.0 + a)"}},
+      {"square", "numpy.square", {"pydd::op::square", "a * a", Compute::Common, false, true, false, true}, {"2.0 * g * a"}},
+      {"sign", "numpy.sign", {"pydd::op::sign", "sign(a)", Compute::Common, false, true, false, true}, {nullptr, nullptr, true}},
       // runtime/include/pydd/complex.h
       {"conj", "numpy.conj", {"pydd::op::conjugate", "conj(a)", Compute::Common, false, false, false, true}},
       {"conjugate", "numpy.conjugate", {"pydd::op::conjugate", "conjugate(a)", Compute::Common, false, false, false, true}},
@@ -311,6 +314,7 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
     LibraryFunction f = entry(s.name, LibraryCategory::Elementwise, {"a", "b"}, 2, s.numpy,
                               isPow ? powType : elementwiseType, isPow ? emitPow : emitElementwise);
     f.element = &s.rule;
+    if (s.derivative.da || s.derivative.zero) f.derivative = &s.derivative;
     f.real = realOf(s.name);
     f.acceptsComplex = true;  // elementwiseType says which (definedOnComplex)
     out.push_back(std::move(f));
@@ -320,6 +324,7 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
     LibraryFunction f = entry(s.name, LibraryCategory::Elementwise, {"a"}, 1, s.numpy,
                               isAbs ? absType : elementwiseType, isAbs ? emitAbs : emitElementwise);
     f.element = &s.rule;
+    if (s.derivative.da || s.derivative.zero) f.derivative = &s.derivative;
     f.real = realOf(s.name);
     if (std::string(s.name) == "log") f.moreArgumentsEntry = "log_base";
     f.acceptsComplex = true;  // elementwiseType says which (definedOnComplex)
@@ -327,6 +332,8 @@ void addElementwiseFunctions(std::vector<LibraryFunction>& out) {
   }
   out.push_back(entry("log_base", LibraryCategory::Elementwise, {"a", "base"}, 2,
                       "math.log(a, base) on scalars, numpy.log(a) / numpy.log(base) on arrays", logBaseType, emitLogBase));
+  static const DerivativeRule kLogBaseDerivative{"g / (a * log(b))", "-g * r / (b * log(b))"};
+  out.back().derivative = &kLogBaseDerivative;
   addComplexParts(out);
 }
 

@@ -156,6 +156,17 @@ std::string emitNorm(const Call& c, llvm::ArrayRef<std::string> args) {
   return "pydd::norm_axis<" + r + ">(" + args[0] + ", " + axis + ")";
 }
 
+/// The adjoint of a product's operand from the adjoint g of a @ b, by the
+/// operands' ranks (frontend/Gradient.h): the reverse pass is products too,
+/// and so goes through BLAS as the forward one does.
+std::string productDerivative(const Call& c, unsigned operand) {
+  int ra = c.args[0]->type.rank(), rb = c.args[1]->type.rank();
+  if (ra == 1 && rb == 1) return operand == 0 ? "g * b" : "g * a";
+  if (ra == 2 && rb == 1) return operand == 0 ? "outer(g, b)" : "transpose(a) @ g";
+  if (ra == 1 && rb == 2) return operand == 0 ? "b @ g" : "outer(a, g)";
+  return operand == 0 ? "g @ transpose(b)" : "transpose(a) @ g";
+}
+
 }  // namespace
 
 void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out) {
@@ -165,11 +176,15 @@ void addLinearAlgebraFunctions(std::vector<LibraryFunction>& out) {
   for (size_t i = 0; i < std::size(kProducts); ++i) {
     LibraryFunction product = entry(kProducts[i].name, C::LinearAlgebra, {"a", "b"}, 2, numpy[i], productType, emitProduct);
     if (kProducts[i].lhsRank != 1 && kProducts[i].rhsRank != 1) product.sampled = "sampled_matmul";
+    static const DerivativeRule kProductDerivative{nullptr, nullptr, false, productDerivative};
+    product.derivative = &kProductDerivative;
     out.push_back(product);
   }
   LibraryFunction t = entry("transpose", C::LinearAlgebra, {"a"}, 1, "numpy.transpose", transposeType, emitTranspose);
   t.returnsView = true;
   t.raisesOnlyOnAxis = true;  // one argument, no axes: it never raises
+  static const DerivativeRule kTransposeDerivative{"transpose(g)"};
+  t.derivative = &kTransposeDerivative;
   out.push_back(t);
   LibraryFunction unit = entry("unit_stride", C::Query, {"a"}, 1, "pydd.unit_stride", unitStrideType, emitUnitStride);
   unit.raisesOnlyOnAxis = true;  // one argument: it never raises

@@ -154,6 +154,34 @@ std::string emitWhere(const Call& c, llvm::ArrayRef<std::string> args) {
   return "pydd::where<" + r + ", " + r + ">(" + args[0] + ", " + args[1] + ", " + args[2] + ")";
 }
 
+/// Reverse mode for sum, mean, max and min (frontend/Gradient.h): the
+/// adjoint spread back over the reduced elements, g expanded at an integer
+/// axis. max and min split g equally between tied elements, as JAX does
+/// (NumPy defines no derivative). "" for what is not differentiated yet
+/// (a tuple of axes; max/min along an axis).
+std::string reductionDerivative(const Call& c, unsigned operand) {
+  if (operand != 0) return "";
+  std::string name = c.library->name;
+  const Expr* axis = arg(c, 1);
+  int64_t k = 0;
+  bool whole = !axis || isAllAxes(*axis);
+  if (!whole && !constantInt(*axis, k)) return "";
+  const Expr* keep = arg(c, 2);
+  bool keepdims = keep && keep->kind == ExprKind::BoolLit && static_cast<const BoolLit&>(*keep).value;
+  std::string spread = whole || keepdims ? "g" : "expand_dims(g, " + std::to_string(k) + ")";
+  if (name == "sum") return "zeros_like(a) + " + spread;
+  if (name == "mean")
+    return "zeros_like(a) + " + spread + " / " + (whole ? std::string("size(a)") : "a.shape[" + std::to_string(k) + "]");
+  if ((name == "max" || name == "min") && whole && c.args.size() == 1) return "g * (a == r) / sum(a == r)";
+  return "";
+}
+
+/// where(c, x, y): the adjoint goes to the chosen side (the formula names
+/// the operands a, b, c: the condition is a).
+std::string whereDerivative(const Call&, unsigned operand) {
+  return operand == 1 ? "where(a, g, 0.0 * g)" : operand == 2 ? "where(a, 0.0 * g, g)" : "";
+}
+
 }  // namespace
 
 void addReductionFunctions(std::vector<LibraryFunction>& out) {
@@ -168,12 +196,17 @@ void addReductionFunctions(std::vector<LibraryFunction>& out) {
   };
   static const FoldRule kSumFold{"add", 0, false, std::nullopt, 8192}, kAnyFold{"bitwise_or", 0, true, ScalarKind::Int64},
       kAllFold{"bitwise_and", 1, true, ScalarKind::Int64};
+  static const DerivativeRule kReductionDerivative{nullptr, nullptr, false, reductionDerivative};
   reduction("sum", {"a", "axis", "keepdims"}, "numpy.sum", reductionType, emitReduction);
   out.back().fold = &kSumFold;
+  out.back().derivative = &kReductionDerivative;
   reduction("prod", {"a", "axis", "keepdims"}, "numpy.prod", reductionType, emitReduction);
   reduction("mean", {"a", "axis", "keepdims"}, "numpy.mean", reductionType, emitReduction);
+  out.back().derivative = &kReductionDerivative;
   reduction("min", {"a", "axis", "keepdims", "*"}, "numpy.min / min", minMaxType, emitMinMax, "min");
+  out.back().derivative = &kReductionDerivative;
   reduction("max", {"a", "axis", "keepdims", "*"}, "numpy.max / max", minMaxType, emitMinMax, "max");
+  out.back().derivative = &kReductionDerivative;
   for (const char* name : {"argmin", "argmax"}) {
     LibraryFunction f = entry(name, C::Reduction, {"a", "axis", "keepdims"}, 1,
                               name == std::string("argmin") ? "numpy.argmin" : "numpy.argmax", argType, emitArg);
@@ -199,6 +232,8 @@ void addReductionFunctions(std::vector<LibraryFunction>& out) {
   static const ElementRule kWhereRule{"", "where(c, a, b)", ElementRule::Compute::Common, false, false, false, false, 3};
   where.element = &kWhereRule;
   where.nonzeroIndices = true;
+  static const DerivativeRule kWhereDerivative{nullptr, nullptr, false, whereDerivative};
+  where.derivative = &kWhereDerivative;
   out.push_back(where);
   // Generic over the element type: complex numbers too.
   acceptComplex(out, {"sum", "prod", "mean", "where"});

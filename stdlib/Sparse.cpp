@@ -325,12 +325,23 @@ void addSparseFunctions(std::vector<LibraryFunction>& out) {
   access(SparseAccess::NonZeros);
   out.push_back(entry("spmv", C::Sparse, {"S", "x"}, 2, "S @ x", spmvType, emitTyped));
   access(SparseAccess::Rows);
+  // Reverse mode (frontend/Gradient.h): through the transpose; the
+  // SparseMat's stored values are not differentiated.
+  static const DerivativeRule kSpmvDerivative{nullptr, "spmv(transpose(a), g)"};
+  out.back().derivative = &kSpmvDerivative;
   LibraryFunction spmm = entry("spmm", C::Sparse, {"a", "b"}, 2, "a @ b", spmmType, emitTyped);
   spmm.masked = "masked_spmm";
   spmm.sparseAccess = SparseAccess::Rows;
   out.push_back(spmm);
   out.push_back(entry("spmm_dense", C::Sparse, {"a", "b"}, 2, "a @ b (one dense)", spmmDenseType, emitTyped));
   access(SparseAccess::Rows);
+  static const DerivativeRule kSpmmDenseDerivative{nullptr, nullptr, false, [](const Call& c, unsigned operand) {
+    bool sparseFirst = c.args[0]->type.isSparse();
+    if (operand == 0 && !sparseFirst) return std::string("spmm_dense(g, transpose(b))");
+    if (operand == 1 && sparseFirst) return std::string("spmm_dense(transpose(a), g)");
+    return std::string();
+  }};
+  out.back().derivative = &kSpmmDenseDerivative;
   out.back().transposedForm = "spmm_dense_t";  // of a dense a and a sparse b
   out.push_back(entry("spmm_dense_t", C::Sparse, {"Dt", "S"}, 2, "Dt.T @ S (spmm_dense given the dense operand's transpose)",
                       spmmDenseTType, emitTyped));

@@ -11,6 +11,7 @@
 #include "codegen/HostEmitters.h"
 #include "codegen/Toolchain.h"
 #include "frontend/Diagnostics.h"
+#include "frontend/Gradient.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "ir/Printer.h"
@@ -80,6 +81,10 @@ cl::opt<std::string> Cxx("cxx", cl::desc("C++ compiler for kernels"), cl::init(P
 cl::opt<bool> PrintCxxFlags("cxxflags", cl::desc("Print the compile flags a C++ host needs, then exit"),
                             cl::cat(Category));
 cl::opt<bool> PrintLdFlags("ldflags", cl::desc("Print the link flags a C++ host needs, then exit"), cl::cat(Category));
+cl::list<std::string> Grad("grad", cl::desc("Add f's derivative with respect to these arguments (default 0) as f__grad0"),
+                           cl::value_desc("f[:n,...]"), cl::cat(Category));
+cl::list<std::string> ValueAndGrad("value-and-grad", cl::desc("Add f's value and derivative as f__value_and_grad0"),
+                                   cl::value_desc("f[:n,...]"), cl::cat(Category));
 cl::opt<bool> ListLibrary("list-library",
                           cl::desc("Print the library's functions with their parameters and NumPy equivalents, then exit"),
                           cl::cat(Category));
@@ -149,6 +154,14 @@ int main(int argc, char** argv) {
   pydd::Diagnostics diag(Input, std::move(*buffer));
   diag.setWarningsAreErrors(Werror);
   auto m = pydd::parseModule(diag, module);
+  std::vector<pydd::GradRequest> gradients;
+  for (auto* list : {&Grad, &ValueAndGrad})
+    for (const std::string& g : *list) {
+      gradients.emplace_back();
+      if (!pydd::parseGradRequest(g, list == &ValueAndGrad, gradients.back()))
+        return fail("--grad expects f or f:0 or f:0,2, got '" + g + "'");
+    }
+  if (m && !pydd::addGradients(*m, diag, gradients)) return 1;
   if (!m || !pydd::analyzeModule(*m, diag)) return 1;
 
   pydd::PassOptions passes;

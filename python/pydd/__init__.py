@@ -32,3 +32,6 @@ from pydd._build import CompileError, compile, find_pyddc
 from pydd._kernel import FallbackWarning, Kernel, kernel
 from pydd._magic import load_ipython_extension
 from pydd._threads import get_num_threads, set_num_threads
+from pydd._grad import grad, value_and_grad
+# `grad(f, 0)(x)` in a kernel run as Python (``from pydd import *``).
+__all__ = [*__all__, "grad", "value_and_grad"]

@@ -106,7 +106,9 @@ def _import_from_cache(exe, src, args, rename=None):
         raise CompileError(f"{exe} succeeded but did not print a cache entry holding {src.stem + EXT_SUFFIX}")
     if so in _loaded:
         return _loaded[so]
-    return _import(so, src.stem)
+    module = _import(so, src.stem)
+    module.__pydd_build__ = (str(src), tuple(args))  # what pydd.grad rebuilds with --grad
+    return module
 
 
 def compile(path, out_dir=None, opt=3, host="python", extra_args=()):
@@ -141,7 +143,9 @@ def compile(path, out_dir=None, opt=3, host="python", extra_args=()):
     so = (Path(out_dir) / (src.stem + EXT_SUFFIX)).resolve()
     if not so.is_file():
         raise CompileError(f"{exe} succeeded but did not write {so}")
-    return _import(so, src.stem)
+    module = _import(so, src.stem)
+    module.__pydd_build__ = (str(src), tuple(args))  # what pydd.grad rebuilds with --grad
+    return module
 
 
 def compile_source(source, name, opt=3, extra_args=(), rename=None):
