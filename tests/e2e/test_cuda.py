@@ -60,3 +60,24 @@ def test_nvcc_compiles_for_the_device(tmp_path):
         assert kernel in text, kernel
     # --fmad=false: no fused multiply-add in the element-wise kernels.
     assert "fma.rn" not in text
+
+
+def test_nvcc_build_runs_or_names_the_missing_device(tmp_path):
+    """A real nvcc build of the same kernels: on a GPU it passes; without
+    one (or without a driver) every call fails with DeviceError naming the
+    CUDA error, never a crash."""
+    tool = nvcc()
+    if tool is None:
+        pytest.skip("no nvcc (set PYDD_NVCC or install the CUDA toolkit): the device build cannot run")
+    exe = tmp_path / "portable_test_gpu"
+    build = subprocess.run(
+        [tool, "-arch=sm_90", "--fmad=false", "-std=c++17", "-O2", "-Xcompiler", "-fopenmp", "-Werror",
+         "all-warnings", f"-I{INCLUDE}", "-x", "cu", str(SOURCE), "-o", str(exe)],
+        capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    if run.returncode == 0:
+        assert run.stdout.strip() == "PASS"
+    else:
+        assert run.returncode == 2, run.stdout + run.stderr  # not a signal
+        assert "FAIL exception: CUDA device error in cudaMalloc: cuda" in run.stdout, run.stdout
