@@ -12,8 +12,10 @@ namespace pydd {
 
 std::string findNvcc(llvm::StringRef explicitPath) {
   if (!explicitPath.empty()) {
-    if (auto found = llvm::sys::findProgramByName(explicitPath)) return *found;
-    return llvm::sys::fs::can_execute(explicitPath) ? explicitPath.str() : "";
+    // findProgramByName returns a name holding a '/' unchecked.
+    if (explicitPath.contains('/')) return llvm::sys::fs::can_execute(explicitPath) ? explicitPath.str() : "";
+    auto found = llvm::sys::findProgramByName(explicitPath);
+    return found ? *found : "";
   }
   if (auto found = llvm::sys::findProgramByName("nvcc")) return *found;
   const char* standard = "/usr/local/cuda/bin/nvcc";

@@ -36,15 +36,27 @@ class HostOnly : public Visitor {
   std::string reason;
   void visit(const Expr& e) override {
     if (!reason.empty()) return;
+    // A loop's iterable over a sparse row's entries (`for j, v in S.row(i)`)
+    // reads the matrix in place: its list type allocates nothing.
+    if (auto* c = dyn_cast<Call>(&e); c && c->library && c->library->yieldsEntries) {
+      visitChildren(e);
+      return;
+    }
     if (!e.type.isUnknown() && hostOnlyType(e.type)) {
       reason = "uses a list, dict, heap or string (containers stay on the host)";
       return;
     }
-    if (auto* c = dyn_cast<Call>(&e)) {
-      if (c->target == CallTarget::User) {
-        reason = "calls the function '" + c->callee + "' (only element formulas run on the device)";
-        return;
-      }
+    auto* c = dyn_cast<Call>(&e);
+    // A user function may allocate or print; the reason shown is the call.
+    if (c && c->target == CallTarget::User) {
+      reason = "calls the function '" + c->callee + "' (only element formulas run on the device)";
+      return;
+    }
+    if (nodeMayAllocate(e)) {
+      reason = "may allocate (a temporary per iteration; allocation stays on the host)";
+      return;
+    }
+    if (c) {
       if (c->library) {
         const LibraryFunction& f = *c->library;
         if (f.io) {
@@ -58,10 +70,6 @@ class HostOnly : public Visitor {
           return;
         }
       }
-    }
-    if (nodeMayAllocate(e)) {
-      reason = "may allocate in its body";
-      return;
     }
     visitChildren(e);
   }
@@ -90,6 +98,7 @@ class Planner {
   const ParallelPlan& parallel;
   DevicePlan& plan;
   const Function* fn = nullptr;
+  std::string enclosing;  // the remark of a loop nested in a kernel
 
   void add(DeviceLoop d) {
     plan.index[d.loop] = plan.loops.size();
@@ -120,15 +129,20 @@ class Planner {
     d.function = fn;
     if (inside) {
       d.kind = DeviceLoopKind::Inside;
-      d.reason = "runs inside an enclosing kernel or task";
+      d.reason = enclosing.empty() ? "stays on the host with the task that holds it" : enclosing;
       add(std::move(d));
       nested(s, true);
       return;
     }
     classify(*loop, d);
     bool device = d.kind != DeviceLoopKind::Host;
+    std::string saved = enclosing;
+    if (device)
+      enclosing = std::string("part of the ") + kindName(d.kind) + " of the loop at line " +
+                  std::to_string(loop->loc.line) + (d.collapse > 1 ? " (collapsed into it)" : "");
     add(std::move(d));
     nested(s, device);
+    enclosing = saved;
   }
 
   void classify(const For& loop, DeviceLoop& d) {
