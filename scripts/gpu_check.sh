@@ -2,7 +2,9 @@
 # The GPU check of issue 46, for a machine with an NVIDIA GPU (sm_90) and the
 # CUDA toolkit; at most a few minutes. NEVER RUN YET: no GPU machine has been
 # available. Builds tests/cuda/portable_test.cu with nvcc, runs it on the
-# device, then under compute-sanitizer memcheck and racecheck.
+# device, then under compute-sanitizer memcheck and racecheck, then
+# bench/gpu.py (a * x + y on 10^8 float64 against a copy kernel, a sum).
+# The machine's Python is 3.12; nothing here needs a built pyddc yet.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NVCC=${PYDD_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
@@ -19,4 +21,5 @@ if [ -x "$SAN" ]; then
   timeout 180 "$SAN" --tool memcheck --error-exitcode 1 "$OUT/portable_test"
   timeout 180 "$SAN" --tool racecheck --error-exitcode 1 "$OUT/portable_test"
 fi
+timeout 240 python3 bench/gpu.py
 echo "gpu_check: OK"
