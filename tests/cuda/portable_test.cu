@@ -33,8 +33,8 @@ PYDD_GLOBAL void reverse_blocks(int64_t n, const double* x, double* y) {
   int64_t base = int64_t(pydd_blockIdx.x) * 64;
   tile[t] = base + t < n ? x[base + t] : 0.0;
   PYDD_SYNCTHREADS();
-  int64_t j = base + (63 - t);
-  if (j < n) y[j] = tile[t];
+  // Reads another thread's slot: wrong without the barrier.
+  if (base + t < n) y[base + t] = tile[63 - t];
 }
 
 // An integer reduction by atomics: the count of positive elements.
@@ -124,8 +124,8 @@ int main() {
       to_host(y, dy);
       bool ok = true;
       for (int64_t i = 0; i < n; ++i) {
-        int64_t base = i / 64 * 64, t = 63 - (i - base);
-        double want = base + t < n ? x[base + t] : 0.0;
+        int64_t base = i / 64 * 64, src = base + 63 - (i - base);
+        double want = src < n ? x[src] : 0.0;
         ok = ok && y[i] == want;
       }
       EXPECT(ok, "shared memory and __syncthreads");
