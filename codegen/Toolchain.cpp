@@ -67,6 +67,24 @@ bool writeFile(const std::string& path, llvm::StringRef text, std::string& error
   return true;
 }
 
+/// The program a compiler driver could not start, from its output (gcc:
+/// "cannot execute 'as'", collect2: "cannot find 'ld'"; the quotes are ASCII
+/// or typographic by locale), as "the assembler 'as'"; empty when none.
+std::string missingTool(llvm::StringRef log) {
+  for (llvm::StringRef marker : {"cannot execute ", "cannot find "}) {
+    size_t at = log.find(marker);
+    if (at == llvm::StringRef::npos) continue;
+    llvm::StringRef rest = log.substr(at + marker.size());
+    rest = rest.ltrim("'\"\xe2\x80\x98");  // ' " or U+2018
+    llvm::StringRef name = rest.take_until([](char c) { return c == '\'' || c == '"' || c == '\xe2' || c == ':' || c == '\n'; });
+    if (name.empty() || name.startswith("-") || name.contains(' ') || name.contains('/')) continue;
+    if (name == "as") return "the assembler 'as'";
+    if (name == "ld" || name.startswith("ld.")) return "the linker '" + name.str() + "'";
+    return "'" + name.str() + "'";
+  }
+  return "";
+}
+
 /// Explains why command `argv0` failed with status `rc` (-1: it could not
 /// start, `message` says why), from its saved output `log`.
 std::string failure(const std::string& argv0, int rc, const std::string& message, const std::string& log,
@@ -80,6 +98,14 @@ std::string failure(const std::string& argv0, int rc, const std::string& message
   if (full || (output && (*output)->getBuffer().contains("No space left on device")))
     return "disk full: the C++ compiler could not write its output in " + scratch.path().str() +
            " (No space left on device); free some space or set TMPDIR";
+  // The machine, not the code: a part of the host toolchain the compiler
+  // driver runs (the assembler, the linker) is missing.
+  if (output) {
+    std::string tool = missingTool((*output)->getBuffer());
+    if (!tool.empty())
+      return "the C++ compiler " + argv0 + " cannot run " + tool + ", which is not installed or not on PATH: " +
+             "install binutils or fix PATH";
+  }
   // Generated code that does not compile is a pyddc bug, never the user's.
   std::string error = "internal error: the C++ compiler failed on generated code (" +
                       (rc > 128 ? "killed by signal " + std::to_string(rc - 128) : "exit status " + std::to_string(rc)) +

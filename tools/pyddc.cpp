@@ -8,6 +8,7 @@
 
 #include "codegen/BuildCache.h"
 #include "codegen/CppEmitter.h"
+#include "codegen/CudaDriver.h"
 #include "codegen/HostEmitters.h"
 #include "codegen/Toolchain.h"
 #include "frontend/Diagnostics.h"
@@ -25,6 +26,7 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/ADT/Statistic.h"
+#include "opt/DeviceLoops.h"
 #include "opt/PassManager.h"
 #include "opt/Privatization.h"
 #include "pydd_config/Config.h"
@@ -35,7 +37,8 @@ using namespace llvm;
 namespace {
 
 enum class Host { Python, Cpp };
-enum class Emit { Module, IR, Cpp };
+enum class Emit { Module, IR, Cpp, Cuda };
+enum class Target { Cpu, Cuda, CudaSim };
 
 cl::OptionCategory Category("pyddc options");
 
@@ -50,8 +53,21 @@ cl::opt<Host> HostKind("host", cl::desc("What the kernel is built for"), cl::ini
                        cl::cat(Category));
 cl::opt<Emit> EmitKind("emit", cl::desc("Print an intermediate form instead of building"), cl::init(Emit::Module),
                        cl::values(clEnumValN(Emit::IR, "ir", "the typed IR, as pydd source"),
-                                  clEnumValN(Emit::Cpp, "cpp", "the generated C++")),
+                                  clEnumValN(Emit::Cpp, "cpp", "the generated C++"),
+                                  clEnumValN(Emit::Cuda, "cuda", "the generated CUDA (--target=cuda)")),
                        cl::cat(Category));
+// CUDA (issue 46; docs/cuda.md): which loops become kernels is decided by
+// opt/DeviceLoops.h.
+cl::opt<Target> TargetKind("target", cl::desc("Where parallel loops run"), cl::init(Target::Cpu),
+                           cl::values(clEnumValN(Target::Cpu, "cpu", "C++/OpenMP (default)"),
+                                      clEnumValN(Target::Cuda, "cuda", "CUDA kernels, built with nvcc"),
+                                      clEnumValN(Target::CudaSim, "cuda-sim",
+                                                 "the same CUDA source on a CPU emulation, built with g++")),
+                           cl::cat(Category));
+cl::list<std::string> Remarks("remarks", cl::desc("Say what each loop became and why (cuda)"), cl::value_desc("kind"),
+                              cl::CommaSeparated, cl::cat(Category));
+cl::opt<std::string> Nvcc("nvcc", cl::desc("The CUDA compiler (default: nvcc on PATH, then /usr/local/cuda/bin/nvcc)"),
+                          cl::cat(Category));
 cl::list<std::string> DumpAfter("dump-after", cl::desc("Print the IR after this pass (or 'sema')"),
                                 cl::value_desc("pass"), cl::CommaSeparated, cl::cat(Category));
 cl::list<std::string> DisablePass("disable-pass", cl::desc("Do not run this pass"), cl::value_desc("pass"),
@@ -188,6 +204,10 @@ int main(int argc, char** argv) {
     else diag.warning(finding.loc, finding.message);
   }
   if (diag.errorCount()) return 1;
+
+  if (int rc = pydd::cudaHook(*m, parallel, Input, Remarks, TargetKind != Target::Cpu || EmitKind == Emit::Cuda,
+                               TargetKind == Target::Cuda, Nvcc, BoundsCheck, errs()))
+    return rc;
 
   pydd::CppOptions cpp;
   cpp.parallel = &parallel;
