@@ -6,9 +6,10 @@ same file run as Python through pydd.load_python (the reference).
 Fixtures:
   opt          -- the pyddc -O level, parametrized over OPT_LEVELS (ids O0, O3)
   build        -- build(kernel_name, opt) -> (compiled_module, reference_module);
-                  each kernel is compiled once per -O level per session, as
-                  <tmp>/<name>_O<n>/<name>.pydd (one module name, so builds
-                  that generate the same C++ share one compile-cache entry)
+                  each kernel is compiled once per -O level per session, from
+                  <tmp>/src/<name>.pydd into <tmp>/<name>_O<n>/ (one path and
+                  module name, so builds that generate the same C++ share
+                  one compile-cache entry)
   reference    -- reference(kernel_name) -> the module run as Python
   pyddc        -- the path of the pyddc executable (fails the test if missing)
 
@@ -124,10 +125,14 @@ class _Builds:
             # so a configuration whose passes change nothing (most kernels
             # with most single passes disabled) reuses the build of one that
             # generated the same code instead of running g++ again.
+            # The source sits in one directory for every configuration too:
+            # the generated C++ names its path in its first line.
             out = self.root / f"{name}_{opt.id}".replace("-", "_")
             out.mkdir(parents=True, exist_ok=True)
-            src = out / f"{name}.pydd"
-            src.write_bytes((KERNELS / f"{name}.pydd").read_bytes())
+            src = self.root / "src" / f"{name}.pydd"
+            if not src.exists():
+                src.parent.mkdir(exist_ok=True)
+                src.write_bytes((KERNELS / f"{name}.pydd").read_bytes())
             try:
                 self.compiled_modules[key] = pydd.compile(src, out_dir=out, opt=int(opt), extra_args=opt.args)
             except Exception as e:  # remembered, so a broken kernel is built only once
