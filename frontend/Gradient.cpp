@@ -380,7 +380,20 @@ void Differentiator::accumulate(const std::string& target, const Type& t, std::s
     for (int i = 0; i < gRank - t.rank(); ++i) axes += std::to_string(i) + ", ";
     g = "sum(" + g + ", " + axes + "))";
   }
-  line(depth, target + " += " + g);
+  // Broadcasting along an axis where the target has extent 1 (shape (1, n)
+  // against (m, n)): the adjoint is summed along it, known only at run time.
+  if (gRank < t.rank()) {  // a lower-rank adjoint broadcasts onto the target
+    line(depth, target + " += " + g);
+    return;
+  }
+  std::string u = fresh("u");
+  line(depth, u + " = " + g);
+  for (int k = 0; k < t.rank(); ++k) {
+    std::string axis = std::to_string(k);
+    line(depth, "if shape(" + target + ", " + axis + ") == 1 and shape(" + u + ", " + axis + ") != 1:");
+    line(depth + 1, u + " = sum(" + u + ", axis=" + axis + ", keepdims=True)");
+  }
+  line(depth, target + " += " + u);
 }
 
 /// Adds the contribution of `e` to the adjoints of the variables it reads,

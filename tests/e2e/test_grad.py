@@ -141,6 +141,9 @@ PROGRAMS = textwrap.dedent('''
         Z = tanh(X + b) * s
         return sum(Z * Z) + sum(b * s)
 
+    def broadcast_rows(X: Array(float64, 2), w: Array(float64, 2)) -> float64:
+        return sum((X * w) ** 2.0)
+
     def temps(x: Array(float64, 1), W: Array(float64, 2)) -> float64:
         h = x
         for t in range(3):
@@ -169,6 +172,7 @@ PROGRAM_CASES = {
     "whiles": ([("s", 1.1, 1.9)], (0,)),
     "views": ([("a34", -1, 1), ("a3", -1, 1)], (0, 1)),
     "broadcast": ([("a34", -1, 1), ("a4", -1, 1), ("s", 0.5, 1.5)], (0, 1, 2)),
+    "broadcast_rows": ([("a34", -1, 1), ("a14", -1, 1)], (0, 1)),  # w of shape (1, 4): summed over rows
     "temps": ([("a4", -1, 1), ("a44", -0.5, 0.5)], (0, 1)),
     "single32": ([("f5", -1, 1)], (0,)),
     "pfor_loss": ([("a8", -1, 1), ("a8", -1, 1)], (0, 1)),
