@@ -330,10 +330,14 @@ def fused_mul_add(a, b, c):
 # How this process's OpenBLAS adds a short vector's products in ddot, as
 # pydd::detail::blas_dot_order asks it: in index order fused, in index order
 # rounded, or otherwise (its SSE2 kernel's interleaved lanes).
+def _dot_step(a, b, c, fused):
+    return fused_mul_add(a, b, c) if fused else float(c) + float(a) * float(b)
+
+
 def _in_order_dot(x, y, fused):
     acc = 0.0
     for a, b in zip(y, x):
-        acc = fused_mul_add(a, b, acc) if fused else acc + float(a) * float(b)
+        acc = _dot_step(a, b, acc, fused)
     return acc
 
 
@@ -358,9 +362,7 @@ def blas_dot_inline_limit():
 def blas_dot_step(a, b, c):
     """c + a * b rounded as OpenBLAS's ddot rounds each step of a short
     vector's sum: once (fused_mul_add) or after the product and the sum."""
-    if _BLAS_DOT_ORDER == "fused":
-        return fused_mul_add(a, b, c)
-    return float(c) + float(a) * float(b)
+    return _dot_step(a, b, c, _BLAS_DOT_ORDER == "fused")
 
 
 def _shape_text(shape):

@@ -52,17 +52,17 @@ namespace detail {
 /// fixed pseudo-random vectors of every length below 16.
 enum class BlasDotOrder { Fused, Rounded, Other };
 
+/// `acc + a * b` rounded once (fused) or after the product and the sum.
+inline double dot_step(double a, double b, double acc, bool fused) {
+  if (fused) return std::fma(a, b, acc);
+  double product = a * b;
+  asm("" : "+x"(product));  // rounded on its own even where a host's flags contract a * b + c
+  return acc + product;
+}
+
 inline double in_order_dot(const double* x, const double* y, int64_t n, bool fused) {
   double acc = 0.0;
-  for (int64_t i = 0; i < n; ++i) {
-    if (fused) {
-      acc = std::fma(y[i], x[i], acc);
-    } else {
-      double product = y[i] * x[i];
-      asm("" : "+x"(product));  // rounded on its own even where a host's flags contract a * b + c
-      acc += product;
-    }
-  }
+  for (int64_t i = 0; i < n; ++i) acc = dot_step(y[i], x[i], acc, fused);
   return acc;
 }
 
@@ -93,10 +93,7 @@ inline int64_t blas_dot_inline_limit() { return blas_dot_order == BlasDotOrder::
 
 /// One step of that sum, `acc + a * b` as OpenBLAS's ddot rounds it.
 inline double blas_dot_step(double a, double b, double acc) {
-  if (blas_dot_order == BlasDotOrder::Fused) return std::fma(a, b, acc);
-  double product = a * b;
-  asm("" : "+x"(product));  // rounded on its own even where a host's flags contract a * b + c
-  return acc + product;
+  return dot_step(a, b, acc, blas_dot_order == BlasDotOrder::Fused);
 }
 
 template <class T>
