@@ -1,5 +1,6 @@
 #include "opt/Fuse.h"
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -38,6 +39,10 @@ class Fuser {
   Fuser(Function& f, PassContext& ctx, const ArrayExtents& extents, const std::set<std::string>& nonNegative,
         const std::map<std::string, PrivateArray>& privateArrays)
       : F(f), Ctx(ctx), Extents(extents), NonNegative(nonNegative), Private(privateArrays) {}
+
+  /// Rewrites the assignment of a scalar operand that is evaluated before
+  /// the loop (fusing what it computes), or null.
+  std::function<std::vector<StmtPtr>(StmtPtr)> FuseScalar;
 
   /// `s = R(E)` for a reduction R that folds elements one at a time
   /// (any, all, an integer sum) over an element-wise tree E: one loop
@@ -157,12 +162,13 @@ class Fuser {
     ExprPtr sizeValue = iv(dimVars[0]);
     for (int d = 1; d < ResultRank; ++d) sizeValue = arith(BinaryOp::Mul, std::move(sizeValue), iv(dimVars[d]));
     fused.push_back(build::assign(Loc, iv(size), std::move(sizeValue)));
+    std::vector<StmtPtr> windowed;
     auto newBuffer = [&](ExprPtr length) {
       return build::libraryCall(Loc, lookupLibraryFunction("empty"), "empty",
                                 args(std::move(length), std::make_unique<Cast>(Loc, elem, lit(0))), bufType);
     };
-    fused.push_back(build::assign(Loc, iv(windows), arith(BinaryOp::FloorDiv, arith(BinaryOp::Add, iv(size), lit(W - 1)), lit(W))));
-    fused.push_back(build::assign(Loc, var(parts, bufType), newBuffer(iv(windows))));
+    windowed.push_back(build::assign(Loc, iv(windows), arith(BinaryOp::FloorDiv, arith(BinaryOp::Add, iv(size), lit(W - 1)), lit(W))));
+    windowed.push_back(build::assign(Loc, var(parts, bufType), newBuffer(iv(windows))));
 
     // The position of the window's first element, flat index f: its column
     // j and its leading indices (the innermost loop's own variable runs
@@ -242,15 +248,74 @@ class Fuser {
     auto windowLoop = build::rangeLoop(Loc, w, lit(0), iv(windows), std::move(perWindow));
     windowLoop->independent = true;
     windowLoop->elementsPerIteration = W;
-    fused.push_back(std::move(windowLoop));
-    fused.push_back(build::assign(Loc, var(acc, call.type), std::make_unique<Cast>(Loc, call.type, lit(0))));
+    windowed.push_back(std::move(windowLoop));
+    windowed.push_back(build::assign(Loc, var(acc, call.type), std::make_unique<Cast>(Loc, call.type, lit(0))));
     std::vector<StmtPtr> inOrder;
     inOrder.push_back(build::assign(Loc, var(acc, call.type),
                                     build::binary(Loc, BinaryOp::Add, var(acc, call.type), part(w2), call.type)));
-    fused.push_back(build::rangeLoop(Loc, w2, lit(0), iv(windows), std::move(inOrder)));
+    windowed.push_back(build::rangeLoop(Loc, w2, lit(0), iv(windows), std::move(inOrder)));
+    if (ResultRank == 1) {
+      // A row of at most kPairwiseBlock elements is one block of NumPy's
+      // pairwise sum: summed in registers, no buffer.
+      fused.push_back(build::ifThen(Loc, build::compare(Loc, CmpOp::Le, iv(size), lit(kPairwiseBlock)),
+                                    smallSum(*tree, acc, size, jj, elem), std::move(windowed)));
+      ++Ctx.stats["fuse: short sums in registers"];
+    } else {
+      for (auto& s : windowed) fused.push_back(std::move(s));
+    }
     fused.push_back(build::assign(Loc, cloneExpr(*a.targets[0]), var(acc, call.type)));
 
     return guardedReduction(a, call, *tree, std::move(guard), std::move(fused));
+  }
+
+  /// NumPy's pairwise_sum sums a run of at most this many elements as one
+  /// block (runtime/include/pydd/reduce.h: pairwise_block).
+  static constexpr int64_t kPairwiseBlock = 128;
+
+  /// `acc = sum(E)` for a 1-D tree of `size` <= kPairwiseBlock elements, in
+  /// NumPy's order, the element formula applied in place (no buffer): below
+  /// 8 elements one running sum; otherwise eight running sums over the
+  /// multiples of 8, added as a tree, then the rest in order. The total
+  /// starts at 0, as NumPy's reduction does (so -0.0 sums to 0.0).
+  std::vector<StmtPtr> smallSum(const Expr& tree, const std::string& acc, const std::string& size,
+                                const std::string& i, const Type& elem) {
+    const Type i64 = Type::int64();
+    auto iv = [&](const std::string& n) { return var(n, i64); };
+    auto lit = [&](int64_t v) { return build::intLit(Loc, v); };
+    auto add = [&](ExprPtr x, ExprPtr y) { return build::binary(Loc, BinaryOp::Add, std::move(x), std::move(y), elem); };
+    auto accumulate = [&](const std::string& into, const std::string& at) {
+      return build::assign(Loc, var(into, elem), add(var(into, elem), perElement(tree, {at}, true)));
+    };
+    std::vector<StmtPtr> out;
+    out.push_back(build::assign(Loc, var(acc, elem), std::make_unique<Cast>(Loc, elem, lit(0))));
+    std::vector<StmtPtr> running;
+    running.push_back(accumulate(acc, i));
+    std::vector<StmtPtr> few;
+    few.push_back(build::rangeLoop(Loc, i, lit(0), iv(size), std::move(running)));
+
+    std::vector<std::string> r, at;
+    for (int k = 0; k < 8; ++k) r.push_back(temp("r", elem)), at.push_back(temp("p", i64));
+    const std::string m = temp("m", i64), b = temp("b", i64), res = temp("res", elem);
+    std::vector<StmtPtr> block;
+    for (int k = 0; k < 8; ++k) block.push_back(build::assign(Loc, iv(at[k]), lit(k)));
+    for (int k = 0; k < 8; ++k) block.push_back(build::assign(Loc, var(r[k], elem), perElement(tree, {at[k]}, true)));
+    block.push_back(build::assign(Loc, iv(m), build::binary(Loc, BinaryOp::Sub, iv(size),
+                                                            build::binary(Loc, BinaryOp::Mod, iv(size), lit(8), i64), i64)));
+    std::vector<StmtPtr> eight;
+    for (int k = 0; k < 8; ++k)
+      eight.push_back(build::assign(Loc, iv(at[k]), build::binary(Loc, BinaryOp::Add, iv(b), lit(k), i64)));
+    for (int k = 0; k < 8; ++k) eight.push_back(accumulate(r[k], at[k]));
+    auto stepped = build::rangeLoop(Loc, b, lit(8), iv(m), std::move(eight));
+    stepped->step = lit(8);
+    block.push_back(std::move(stepped));
+    auto pair = [&](int x, int y) { return add(var(r[x], elem), var(r[y], elem)); };
+    block.push_back(build::assign(Loc, var(res, elem), add(add(pair(0, 1), pair(2, 3)), add(pair(4, 5), pair(6, 7)))));
+    std::vector<StmtPtr> rest;
+    rest.push_back(accumulate(res, i));
+    block.push_back(build::rangeLoop(Loc, i, iv(m), iv(size), std::move(rest)));
+    block.push_back(build::assign(Loc, var(acc, elem), add(var(acc, elem), var(res, elem))));
+    out.push_back(build::ifThen(Loc, build::compare(Loc, CmpOp::Lt, iv(size), lit(8)), std::move(few), std::move(block)));
+    return out;
   }
 
   /// For a reduction of `tree` (ResultRank set): collects its operands and,
@@ -764,7 +829,11 @@ class Fuser {
     if (isLiteral(*e)) return;
     if (e->type.isScalar()) {
       if (e->kind == ExprKind::Var) return;
-      Before.push_back(Ctx.spill(F, e, "s"));
+      StmtPtr spilled = Ctx.spill(F, e, "s");
+      // A scalar operand computed from reductions (`x / sqrt((x * x).sum())`)
+      // has them folded too, before the loop.
+      if (!FuseScalar) return Before.push_back(std::move(spilled));
+      for (auto& r : FuseScalar(std::move(spilled))) Before.push_back(std::move(r));
       return;
     }
     // An array operand. A view A[i] of a variable with integer indices is
@@ -865,15 +934,31 @@ bool rowFoldable(const Expr& value) {
   return c->args.size() == 2 || (keep && !keep->value);
 }
 
+/// `R(E)`: a whole-array reduction whose catalog entry folds elements one
+/// at a time, exactly in any order (any, all, an integer sum), or in
+/// NumPy's windows (a float sum: fuseWindowFold), of an element-wise tree.
+bool wholeFold(const Expr& value) {
+  auto* c = dyn_cast<Call>(&value);
+  if (!c || c->target != CallTarget::Library || !c->library->fold || c->args.size() != 1) return false;
+  const FoldRule& fold = *c->library->fold;
+  const bool windowed = fold.window && c->type.isFloat() && !c->type.isComplex();  // see fuseWindowFold
+  if (!c->type.isScalar() || !(fold.orderFree || c->type.isInteger() || windowed)) return false;
+  return isElementwiseArrayCall(*c->args[0]);
+}
+
 /// Moves the element-wise trees that are operands of other calls
 /// (`sum(a * b)`, `where(x > 0.5)`, `(X - mu) @ w`) into assignments of
 /// their own just before the statement, where they can be fused: one
-/// temporary instead of one per operator. Only trees that the statement
+/// temporary instead of one per operator. A whole-array reduction of such
+/// a tree anywhere in an expression (`exp(-b * (d * d).sum())`,
+/// `D[i, j] = abs(x - y).sum()`) moves out whole, into a scalar that its
+/// fold computes with no temporary array (Halide's inline reductions). Only trees that the statement
 /// evaluates before anything that may raise or has effects move, so the
 /// order of effects and exceptions is Python's.
 class OperandExtractor {
  public:
-  OperandExtractor(Function& f, PassContext& ctx) : F(f), Ctx(ctx) {}
+  OperandExtractor(Function& f, PassContext& ctx, bool wholeReductions)
+      : F(f), Ctx(ctx), WholeReductions(wholeReductions) {}
   std::vector<StmtPtr> before;
 
   void extract(ExprPtr& e) {
@@ -889,6 +974,7 @@ class OperandExtractor {
         break;
       }
       case ExprKind::Call: {
+        if (WholeReductions && wholeFold(*e)) return moveOut(e, "red");
         auto& c = cast<Call>(*e);
         bool operandsOfOther = !isElementwiseArrayCall(*e);
         for (auto& a : c.args) {
@@ -905,8 +991,8 @@ class OperandExtractor {
   }
 
  private:
-  void moveOut(ExprPtr& tree) {
-    before.push_back(Ctx.spill(F, tree, "e"));
+  void moveOut(ExprPtr& tree, const char* hint = "e") {
+    before.push_back(Ctx.spill(F, tree, hint));
     // The tree itself may raise (shapes that do not broadcast): later
     // operands stay where they are.
     Blocked = true;
@@ -914,6 +1000,7 @@ class OperandExtractor {
 
   Function& F;
   PassContext& Ctx;
+  bool WholeReductions;
   bool Blocked = false;
 };
 
@@ -923,12 +1010,12 @@ class FuseAssignments : public StmtMutator {
       : F(f), Ctx(ctx), Extents(f), NonNegative(nonNegativeVars(f)), Private(privateArrays(f)) {}
   std::vector<StmtPtr> mutateStmt(StmtPtr s) override {
     if (auto* a = dyn_cast<Assign>(s.get()); a && foldable(*a)) {
-      Fuser fuser(F, Ctx, Extents, NonNegative, Private);
+      Fuser fuser = makeFuser();
       std::vector<StmtPtr> out = fuser.fuseFold(*a);
       if (!out.empty()) return out;
     }
     if (auto* a = dyn_cast<Assign>(s.get()); a && rowFoldable(*a)) {
-      Fuser fuser(F, Ctx, Extents, NonNegative, Private);
+      Fuser fuser = makeFuser();
       std::vector<StmtPtr> out = fuser.fuseRowFold(*a);
       if (!out.empty()) return out;
     }
@@ -936,28 +1023,45 @@ class FuseAssignments : public StmtMutator {
       return throughTemporary(std::move(s), "red", &Fuser::fuseFold);  // `return R(E)`
     if (auto* r = dyn_cast<Return>(s.get()); r && r->value && pydd::rowFoldable(*r->value))
       return throughTemporary(std::move(s), "red", &Fuser::fuseRowFold);  // `return R(E, 1)`
+    return extractAndFuse(std::move(s), true);
+  }
+
+ private:
+  Fuser makeFuser() {
+    Fuser fuser(F, Ctx, Extents, NonNegative, Private);
+    fuser.FuseScalar = [this](StmtPtr s) { return extractAndFuse(std::move(s), true); };
+    return fuser;
+  }
+
+  /// `s` after the element-wise trees (and, with `wholeReductions`, the
+  /// whole-array reductions) among its operands moved into statements of
+  /// their own before it, each fused.
+  std::vector<StmtPtr> extractAndFuse(StmtPtr s, bool wholeReductions) {
     ExprPtr* value = nullptr;
     if (auto* a = dyn_cast<Assign>(s.get()); a && a->value) value = &a->value;
     if (auto* x = dyn_cast<ExprStmt>(s.get())) value = &x->expr;
     if (auto* r = dyn_cast<Return>(s.get()); r && r->value) value = &r->value;
-    if (value) {
-      OperandExtractor extractor(F, Ctx);
-      extractor.extract(*value);
-      if (!extractor.before.empty()) {
-        std::vector<StmtPtr> out;
-        for (auto& b : extractor.before) {
-          auto& spill = cast<Assign>(*b);  // a fresh temporary's only assignment
-          Extents.addTemporary(cast<VarRef>(*spill.targets[0]).name, *spill.value);
-          for (auto& r : fuseOne(std::move(b))) out.push_back(std::move(r));
-        }
-        for (auto& r : fuseOne(std::move(s))) out.push_back(std::move(r));
-        return out;
+    if (!value) return fuseOne(std::move(s));
+    OperandExtractor extractor(F, Ctx, wholeReductions);
+    extractor.extract(*value);
+    std::vector<StmtPtr> out;
+    for (auto& b : extractor.before) {
+      auto& spill = cast<Assign>(*b);  // a fresh temporary's only assignment
+      if (foldable(spill)) {
+        Fuser fuser = makeFuser();
+        std::vector<StmtPtr> folded = fuser.fuseFold(spill);
+        // A reduction that does not fold computes its tree as before.
+        if (folded.empty()) folded = extractAndFuse(std::move(b), false);
+        for (auto& r : folded) out.push_back(std::move(r));
+        continue;
       }
+      Extents.addTemporary(cast<VarRef>(*spill.targets[0]).name, *spill.value);
+      for (auto& r : fuseOne(std::move(b))) out.push_back(std::move(r));
     }
-    return fuseOne(std::move(s));
+    for (auto& r : fuseOne(std::move(s))) out.push_back(std::move(r));
+    return out;
   }
 
- private:
   /// `v = R(E)`: a whole-array reduction whose catalog entry folds elements
   /// one at a time, exactly in any order (any, all, an integer sum), or in
   /// NumPy's windows (a float sum: fuseWindowFold), of an element-wise tree.
@@ -968,20 +1072,13 @@ class FuseAssignments : public StmtMutator {
   static bool rowFoldable(const Assign& a) {
     return a.targets.size() == 1 && a.targets[0]->kind == ExprKind::Var && a.value && pydd::rowFoldable(*a.value);
   }
-  static bool foldable(const Expr& value) {
-    auto* c = dyn_cast<Call>(&value);
-    if (!c || c->target != CallTarget::Library || !c->library->fold || c->args.size() != 1) return false;
-    const FoldRule& fold = *c->library->fold;
-    const bool windowed = fold.window && c->type.isFloat() && !c->type.isComplex();  // see fuseWindowFold
-    if (!c->type.isScalar() || !(fold.orderFree || c->type.isInteger() || windowed)) return false;
-    return isElementwiseArrayCall(*c->args[0]);
-  }
+  static bool foldable(const Expr& value) { return wholeFold(value); }
 
   /// `return X`: X computed by `how` (fuse or fold) into a temporary that
   /// is returned.
   std::vector<StmtPtr> throughTemporary(StmtPtr s, const char* hint, std::vector<StmtPtr> (Fuser::*how)(Assign&)) {
     StmtPtr a = Ctx.spill(F, cast<Return>(*s).value, hint);
-    Fuser fuser(F, Ctx, Extents, NonNegative, Private);
+    Fuser fuser = makeFuser();
     std::vector<StmtPtr> out = (fuser.*how)(cast<Assign>(*a));
     if (out.empty()) out.push_back(std::move(a));
     out.push_back(std::move(s));
@@ -992,7 +1089,7 @@ class FuseAssignments : public StmtMutator {
     if (auto* r = dyn_cast<Return>(s.get()); r && r->value && isElementwiseArrayCall(*r->value))
       return throughTemporary(std::move(s), "ret", &Fuser::fuse);  // `return E`
     if (auto* a = dyn_cast<Assign>(s.get())) {
-      Fuser fuser(F, Ctx, Extents, NonNegative, Private);
+      Fuser fuser = makeFuser();
       std::vector<StmtPtr> out = rowFoldable(*a) ? fuser.fuseRowFold(*a) : fuser.fuse(*a);
       if (!out.empty()) return out;
     }
