@@ -33,6 +33,7 @@ import json
 import math
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -278,6 +279,8 @@ def main():
         sys.exit(f"specs without a .pydd file: {missing}")
     exe = pydd.find_pyddc()
     version = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout.strip()
+    built = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.stat(shutil.which(exe) or exe).st_mtime))
+    version += f", built {built}"
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     threads = os.environ.get("OMP_NUM_THREADS", "default")
     header = (f"{len(names)} pairs, -O3, median of {opts.runs} calls each (interleaved), threads: {threads}; "

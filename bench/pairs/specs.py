@@ -217,6 +217,19 @@ def potential(rng, small):
     return (1.2 * P + 0.1 * rng.standard_normal(P.shape),)
 
 
+def soft_assign_bcast(rng, small):
+    return _pts(rng, 40 if small else 8000, 8), _pts(rng, 5 if small else 16, 8), 0.5
+
+
+def stencil_roll(rng, small):
+    n = 12 if small else 300
+    return rng.random((n, n + 2)), 0.2, 3 if small else 20
+
+
+def nearest_l1(rng, small):
+    return _pts(rng, 50 if small else 2000, 8), _pts(rng, 7 if small else 300, 8)
+
+
 PAIRS = {name: fn for name, fn in list(globals().items())
          if callable(fn) and not name.startswith("_") and fn.__module__ == __name__}
 
