@@ -33,8 +33,12 @@ bool hostOnlyType(const Type& t) {
 /// The first reason in source order is kept.
 class HostOnly : public Visitor {
  public:
+  explicit HostOnly(const DeviceSupport* s) : support(s) {}
+  const DeviceSupport* support;
   std::string reason;
   void visit(const Expr& e) override {
+    if (!reason.empty()) return;
+    if (support) reason = support->unsupported(e);
     if (!reason.empty()) return;
     // A loop's iterable over a sparse row's entries (`for j, v in S.row(i)`)
     // reads the matrix in place: its list type allocates nothing.
@@ -81,13 +85,15 @@ class HostOnly : public Visitor {
     else if (auto* a = dyn_cast<Assign>(&s); a && !a->declared.isUnknown() && hostOnlyType(a->declared))
       reason = "uses a list, dict, heap or string (containers stay on the host)";
     if (!reason.empty()) return;
+    if (support) reason = support->unsupported(s);
+    if (!reason.empty()) return;
     visitChildren(s);
   }
 };
 
 class Planner {
  public:
-  Planner(const ParallelPlan& p, DevicePlan& out) : parallel(p), plan(out) {}
+  Planner(const ParallelPlan& p, DevicePlan& out, const DeviceSupport* s) : parallel(p), plan(out), support(s) {}
 
   void function(const Function& f) {
     fn = &f;
@@ -97,6 +103,7 @@ class Planner {
  private:
   const ParallelPlan& parallel;
   DevicePlan& plan;
+  const DeviceSupport* support;
   const Function* fn = nullptr;
   std::string enclosing;  // the remark of a loop nested in a kernel
 
@@ -163,7 +170,7 @@ class Planner {
       d.reason = "stays on the host: a loop over an array's elements (only range loops map to threads)";
       return;
     }
-    HostOnly check;
+    HostOnly check(support);
     check.visit(*loop.body);
     for (const Expr* e : {loop.start.get(), loop.stop.get(), loop.step.get()})
       if (e) check.visit(*e);
@@ -176,16 +183,21 @@ class Planner {
       d.reductions = planned->second.reductions;
     }
     if (fold) d.reductions.push_back({loop.foldsInto, "fold"});
+    if (rows && support && !support->rowKernels()) {
+      d.reason = "stays on the host: a loop over sparse rows (the emitter prints no row kernels)";
+      return;
+    }
     if (rows) {
       d.kind = DeviceLoopKind::Rows;
       d.reason = "row kernel: one thread per row of a sparse matrix";
     } else if (!d.reductions.empty()) {
       d.kind = DeviceLoopKind::Reduction;
-      // Integer folds are exact in any order; float ones keep one order.
+      // Integer folds are exact in any order (atomics may add them); float
+      // ones keep one order: the trees'.
       d.atomics = fold || allInteger(loop, d);
-      d.reason = std::string("reduction kernel: ") +
-                 (d.atomics ? "integer reduction by atomics"
-                            : "two passes (per-block trees, then one block) on a grid set by the extent alone");
+      d.reason = std::string("reduction kernel: two passes (per-block trees, then one block) on a grid set by the "
+                             "extent alone") +
+                 (allInteger(loop, d) ? " (integers: exact)" : "");
     } else {
       d.kind = DeviceLoopKind::Kernel;
       d.reason = loop.parallel ? "kernel: one thread per iteration of the pfor" : "kernel: one thread per iteration of the fused element-wise nest";
@@ -209,9 +221,10 @@ class Planner {
 
 }  // namespace
 
-DevicePlan planDeviceLoops(const Module& m, const ParallelPlan& parallel, bool /*boundsCheck*/) {
+DevicePlan planDeviceLoops(const Module& m, const ParallelPlan& parallel, bool /*boundsCheck*/,
+                           const DeviceSupport* support) {
   DevicePlan plan;
-  Planner planner(parallel, plan);
+  Planner planner(parallel, plan, support);
   for (auto& f : m.functions) planner.function(*f);
   return plan;
 }
