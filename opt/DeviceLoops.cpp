@@ -38,8 +38,6 @@ class HostOnly : public Visitor {
   std::string reason;
   void visit(const Expr& e) override {
     if (!reason.empty()) return;
-    if (support) reason = support->unsupported(e);
-    if (!reason.empty()) return;
     // A loop's iterable over a sparse row's entries (`for j, v in S.row(i)`)
     // reads the matrix in place: its list type allocates nothing.
     if (auto* c = dyn_cast<Call>(&e); c && c->library && c->library->yieldsEntries) {
@@ -75,6 +73,8 @@ class HostOnly : public Visitor {
         }
       }
     }
+    if (support) reason = support->unsupported(e);
+    if (!reason.empty()) return;
     visitChildren(e);
   }
   void visit(const Stmt& s) override {
@@ -106,6 +106,7 @@ class Planner {
   const DeviceSupport* support;
   const Function* fn = nullptr;
   std::string enclosing;  // the remark of a loop nested in a kernel
+  std::string hostParallel;  // the host loop running on all threads that holds this one
 
   void add(DeviceLoop d) {
     plan.index[d.loop] = plan.loops.size();
@@ -141,14 +142,27 @@ class Planner {
       nested(s, true);
       return;
     }
+    if (!hostParallel.empty()) {
+      // Its iterations would launch kernels at the same time from host
+      // threads, each copying the arrays it writes back whole.
+      d.reason = "stays on the host: nested in " + hostParallel;
+      add(std::move(d));
+      nested(s, false);
+      return;
+    }
     classify(*loop, d);
     bool device = d.kind != DeviceLoopKind::Host;
+    // A pfor or fused nest that stays on the host may run on all threads.
+    bool parallelHost = !device && (loop->independent || !loop->foldsInto.empty() ||
+                                    (loop->parallel && parallel.loops.count(loop) && parallel.loops.at(loop).parallel));
     std::string saved = enclosing;
     if (device)
       enclosing = std::string("part of the ") + kindName(d.kind) + " of the loop at line " +
                   std::to_string(loop->loc.line) + (d.collapse > 1 ? " (collapsed into it)" : "");
     add(std::move(d));
+    if (parallelHost) hostParallel = "the loop at line " + std::to_string(loop->loc.line) + ", which runs in parallel on the host";
     nested(s, device);
+    if (parallelHost) hostParallel.clear();
     enclosing = saved;
   }
 

@@ -4,7 +4,9 @@
 // `--remarks=cuda` prints it.
 //
 // A candidate is an outermost loop (not nested in another candidate, a
-// task or a function called from one) of one of these forms:
+// task, a function called from one, or a pfor or fused nest that stays on
+// the host and may run on all threads there: its iterations would launch
+// kernels at once, each copying back what it writes) of one of these forms:
 //   - a `pfor` that planParallelism runs in parallel, with the pfor nests it
 //     collapsed into it (one thread per point of the collapsed space); its
 //     reduction clauses become a two-pass reduction: per-block trees, then

@@ -130,6 +130,18 @@ template <>
 struct limits<uint8_t> {
   static constexpr uint8_t lo = 0, hi = 255;
 };
+template <>
+struct limits<uint16_t> {
+  static constexpr uint16_t lo = 0, hi = 65535;
+};
+template <>
+struct limits<uint32_t> {
+  static constexpr uint32_t lo = 0, hi = 4294967295u;
+};
+template <>
+struct limits<uint64_t> {
+  static constexpr uint64_t lo = 0, hi = 18446744073709551615ull;
+};
 
 /// `a OP b` as the CPU build computes it with -fwrapv: in the operands'
 /// common type, integers wrapping (through its unsigned type), then
