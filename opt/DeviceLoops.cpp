@@ -85,9 +85,10 @@ class HostOnly : public Visitor {
     else if (auto* a = dyn_cast<Assign>(&s); a && !a->declared.isUnknown() && hostOnlyType(a->declared))
       reason = "uses a list, dict, heap or string (containers stay on the host)";
     if (!reason.empty()) return;
-    if (support) reason = support->unsupported(s);
-    if (!reason.empty()) return;
     visitChildren(s);
+    // The emitter's limits after DeviceLoops' own reasons (an allocation
+    // says more than the array assignment that keeps it).
+    if (support && reason.empty()) reason = support->unsupported(s);
   }
 };
 
@@ -184,6 +185,10 @@ class Planner {
       d.reason = "stays on the host: a loop over an array's elements (only range loops map to threads)";
       return;
     }
+    if (rows && support && !support->rowKernels()) {
+      d.reason = "stays on the host: a loop over sparse rows (the emitter prints no row kernels)";
+      return;
+    }
     HostOnly check(support);
     check.visit(*loop.body);
     for (const Expr* e : {loop.start.get(), loop.stop.get(), loop.step.get()})
@@ -197,10 +202,6 @@ class Planner {
       d.reductions = planned->second.reductions;
     }
     if (fold) d.reductions.push_back({loop.foldsInto, "fold"});
-    if (rows && support && !support->rowKernels()) {
-      d.reason = "stays on the host: a loop over sparse rows (the emitter prints no row kernels)";
-      return;
-    }
     if (rows) {
       d.kind = DeviceLoopKind::Rows;
       d.reason = "row kernel: one thread per row of a sparse matrix";
