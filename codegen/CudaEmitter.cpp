@@ -495,6 +495,38 @@ class DeviceBody {
   int Next = 0;
 };
 
+/// Whether every iteration of `body` stores `array[v0, v1, ...]`, the
+/// variables of `nest` in order, one per axis: a store at the top level of
+/// the body, which holds no `continue` and does not rebind the variables.
+bool storesWhole(const Block& body, const std::string& array, const std::vector<const For*>& nest) {
+  bool continues = false;
+  std::function<void(const Stmt&)> scan = [&](const Stmt& s) {
+    if (s.kind == StmtKind::Continue) continues = true;
+    forEachPart(s, [](const Expr&) {}, [&](const Block& b) {
+      for (auto& c : b.stmts) scan(*c);
+    });
+  };
+  scan(body);
+  std::set<std::string> assigned = assignedVars(body);
+  for (auto* l : nest)
+    if (assigned.count(l->var)) return false;
+  if (continues) return false;
+  for (auto& s : body.stmts) {
+    auto* a = dyn_cast<Assign>(s.get());
+    if (!a || a->targets.size() != 1) continue;
+    auto* x = dyn_cast<Index>(a->targets[0].get());
+    auto* base = x ? dyn_cast<VarRef>(x->base.get()) : nullptr;
+    if (!base || base->name != array || x->indices.size() != nest.size()) continue;
+    bool exact = true;
+    for (size_t k = 0; k < nest.size(); ++k) {
+      auto* v = dyn_cast<VarRef>(x->indices[k].get());
+      exact = exact && v && v->name == nest[k]->var;
+    }
+    if (exact) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 const DeviceSupport& cudaDeviceSupport(bool) {
@@ -698,10 +730,22 @@ bool CudaEmitter::hostLoop(const Function& F, const For& loop, const HostPrinter
       const std::string& a = V.arrays[i];
       const Type& t = *F.lookup(a);
       unsigned dir = V.direction[a];
-      // A view the kernel writes is copied in too: the kernel may write
-      // only part of it, and copying out its range puts back the rest.
-      std::string flags = dir & 2 ? "pydd::cuda::Transfers::kIn | pydd::cuda::Transfers::kOut"
-                                  : dir & 1 ? "pydd::cuda::Transfers::kIn" : "0";
+      // A view the kernel writes is copied in too (it may write only part
+      // of it, and copying out its range puts back the rest), unless the
+      // kernel stores all of it: written, never read, by a store of
+      // y[i, j, ...] (the nest's variables in order) that every iteration
+      // reaches, when the nest's ranges are y's axes (tested at run time).
+      const std::string both = "pydd::cuda::Transfers::kIn | pydd::cuda::Transfers::kOut";
+      std::string flags = dir & 2 ? both : dir & 1 ? "pydd::cuda::Transfers::kIn" : "0";
+      if (dir == 2 && !printer.Checks && storesWhole(body, a, V.nest)) {
+        std::string test;
+        for (size_t k = 0; k < V.nest.size(); ++k) {
+          std::string K = std::to_string(k);
+          test += (k ? " && " : "") + std::string("pydd_start") + K + " == 0 && pydd_step" + K + " == 1 && pydd_n" + K +
+                  " == uint64_t(pydd_shape_" + P.var(a) + "[" + K + "])";
+        }
+        flags = "(" + test + " ? unsigned(pydd::cuda::Transfers::kOut) : unsigned(" + both + "))";
+      }
       std::string v = P.var(a);
       P.line(1, "const size_t pydd_arg" + std::to_string(i) + " = pydd_transfers.add(pydd_data_" + v + ", sizeof(" +
                     scalarType(t) + "), " + std::to_string(t.rank()) + ", pydd_shape_" + v + ", pydd_strides_" + v + ", " +

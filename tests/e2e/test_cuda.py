@@ -189,7 +189,11 @@ def test_sim_strided_and_overlapping_views(forms):
         # Two views of one array: the kernel sees them alias, as the CPU build.
         a = np.arange(20.0)
         m.axpy(a[10:], 1.0, a[:10])
-        results.append((out, f, o, a))
+        # Written only, through a stride-2 view: copied out only where the
+        # view fills its range, so the elements in between stay 1.
+        w = np.ones(2000)
+        t = m.last_value(base[:1000], w[::2])
+        results.append((out, f, o, a, w, t))
     same(tuple(results[0]), tuple(results[1]))
 
 
@@ -295,3 +299,22 @@ def test_nvcc_module_imports_and_names_the_missing_device(tmp_path):
         assert "no CUDA device available" in str(e) and "cuda" in str(e).lower(), str(e)
     else:
         np.testing.assert_array_equal(x, 3.0 * np.arange(10.0))  # a machine with a GPU
+
+
+def test_copies_follow_the_effects():
+    """Read-only arrays are copied in only; an array the kernel writes and
+    never reads is copied out only when every iteration stores its element
+    y[i] and the range is y's axis (else in and out: the kernel may write a
+    part); arrays read and written both ways."""
+    r = run_pyddc("--emit=cuda", FORMS)
+    assert r.returncode == 0, r.stderr
+    launches = {chunk.split("(", 1)[0]: chunk for chunk in r.stdout.split("\nvoid ")[1:]}
+    axpy = next(v for k, v in launches.items() if k.startswith("axpy__"))
+    assert "pydd_data_x, sizeof(double), 1, pydd_shape_x, pydd_strides_x, pydd::cuda::Transfers::kIn);" in axpy
+    assert "pydd_strides_y, pydd::cuda::Transfers::kIn | pydd::cuda::Transfers::kOut);" in axpy
+    last = next(v for k, v in launches.items() if k.startswith("last_value__"))
+    assert ("pydd_n0 == uint64_t(pydd_shape_out[0]) ? unsigned(pydd::cuda::Transfers::kOut) : "
+            "unsigned(pydd::cuda::Transfers::kIn | pydd::cuda::Transfers::kOut))") in last
+    # A kernel that may raise keeps the old values of what it did not reach.
+    divide = next(v for k, v in launches.items() if k.startswith("divide__"))
+    assert "pydd_strides_out, pydd::cuda::Transfers::kIn | pydd::cuda::Transfers::kOut);" in divide

@@ -491,6 +491,13 @@ class Transfers {
     a.empty = empty || data == nullptr;
     a.lo = a.host + lo * int64_t(elementBytes);
     a.hi = a.host + (hi + 1) * int64_t(elementBytes);
+    // kOut alone (the emitter's promise that the kernel stores every
+    // element of the view) holds for the range only when the view fills it
+    // (no gaps between strided elements, no broadcast axis): otherwise
+    // copying the range out would put back what the device never had.
+    int64_t count = 1;
+    for (int k = 0; k < rank; ++k) count *= shape[k];
+    if (direction == kOut && !empty && hi - lo + 1 != count) direction |= kIn;
     a.direction = direction;
     args_.push_back(a);
     return args_.size() - 1;
@@ -511,10 +518,6 @@ class Transfers {
       b.direction |= a.direction;
       a.buffer = buffers_.size() - 1;
     }
-    // A view written but not read is copied in too unless the kernel writes
-    // every element of its range: copying out the range would otherwise put
-    // back what the device never had. (The emitter marks kOut alone only
-    // for a view the kernel stores whole.)
     for (auto& b : buffers_) {
       b.device = static_cast<char*>(device_alloc(size_t(b.hi - b.lo)));
       if (b.direction & kIn) copy_to_device(b.device, b.lo, size_t(b.hi - b.lo));
