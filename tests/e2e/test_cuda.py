@@ -101,6 +101,11 @@ FORMS = KERNELS / "cuda_forms.pydd"
 SIZES = (0, 1, 255, 256, 257, 1000, 5003)
 
 
+# $PYDD_CUDA_TARGET=cuda (scripts/gpu_check.sh, on a GPU): the same
+# comparisons with the kernels built by nvcc and run on the device.
+CUDA_TARGET = os.environ.get("PYDD_CUDA_TARGET", "cuda-sim")
+
+
 @pytest.fixture(scope="module")
 def forms(tmp_path_factory):
     """(CPU build, cuda-sim build, cuda-sim build with --bounds-check)."""
@@ -109,7 +114,8 @@ def forms(tmp_path_factory):
     src.parent.mkdir()
     src.write_bytes(FORMS.read_bytes())
     builds = []
-    for name, args in (("cpu", ()), ("sim", ("--target=cuda-sim",)), ("simbc", ("--target=cuda-sim", "--bounds-check"))):
+    target = f"--target={CUDA_TARGET}"
+    for name, args in (("cpu", ()), ("sim", (target,)), ("simbc", (target, "--bounds-check"))):
         builds.append(pydd.compile(src, out_dir=root / name, opt=3, extra_args=args))
     return builds
 
