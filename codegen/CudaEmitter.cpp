@@ -132,10 +132,10 @@ ReductionForm reductionForm(const std::string& var, const Type& t, const std::st
   else if (op == "^" || op == "bitwise_xor") r.combine = "bit_xor", r.identity = T + "(0)";
   else if (op == "&&" || op == "logical_and") r.combine = "logical_and", r.identity = T + "(true)";
   else if (op == "||" || op == "logical_or") r.combine = "logical_or", r.identity = T + "(false)";
-  else if (op == "max") r.combine = "max", r.identity = isFloat ? T + "(-__builtin_huge_val())" : "pydd::cuda::limits<" + T + ">::lo";
-  else if (op == "min") r.combine = "min", r.identity = isFloat ? T + "(__builtin_huge_val())" : "pydd::cuda::limits<" + T + ">::hi";
-  else if (op == "maximum") r.combine = "maximum", r.identity = isFloat ? T + "(-__builtin_huge_val())" : "pydd::cuda::limits<" + T + ">::lo";
-  else if (op == "minimum") r.combine = "minimum", r.identity = isFloat ? T + "(__builtin_huge_val())" : "pydd::cuda::limits<" + T + ">::hi";
+  else if (op == "max") r.combine = "max", r.identity = isFloat ? T + "(-__builtin_huge_val())" : "pydd::detail::int_min<" + T + ">()";
+  else if (op == "min") r.combine = "min", r.identity = isFloat ? T + "(__builtin_huge_val())" : "pydd::detail::int_max<" + T + ">()";
+  else if (op == "maximum") r.combine = "maximum", r.identity = isFloat ? T + "(-__builtin_huge_val())" : "pydd::detail::int_min<" + T + ">()";
+  else if (op == "minimum") r.combine = "minimum", r.identity = isFloat ? T + "(__builtin_huge_val())" : "pydd::detail::int_max<" + T + ">()";
   if (foldIdentity != INT64_MIN && !r.combine.empty()) r.identity = T + "(" + intLit(foldIdentity) + ")";
   return r;
 }
@@ -382,6 +382,15 @@ class DeviceBody {
     for (auto& s : b.stmts) stmt(*s, depth);
   }
 
+  /// A branch's or loop's condition, evaluated into a local (its error
+  /// tested) before the test; returns the local.
+  std::string condition(const Expr& cond, int depth) {
+    std::string c = temp("cond");
+    line(depth, "const bool " + c + " = " + expr(cond) + ";");
+    check(depth);
+    return c;
+  }
+
   void store(const Expr& target, const std::string& value, int depth) {
     if (target.kind == ExprKind::Var) return line(depth, expr(target) + " = " + value + ";");
     // The value first, as Python evaluates it before the target's indices.
@@ -428,10 +437,8 @@ class DeviceBody {
         return;
       case StmtKind::If: {
         auto& i = static_cast<const If&>(s);
-        std::string c = temp("cond");
         line(depth, "{");
-        line(depth + 1, "const bool " + c + " = " + expr(*i.cond) + ";");
-        check(depth + 1);
+        std::string c = condition(*i.cond, depth + 1);
         line(depth + 1, "if (" + c + ") {");
         block(*i.thenBody, depth + 2);
         if (i.elseBody) {
@@ -444,11 +451,8 @@ class DeviceBody {
       }
       case StmtKind::While: {
         auto& w = static_cast<const While&>(s);
-        std::string c = temp("cond");
         line(depth, "for (;;) {");
-        line(depth + 1, "const bool " + c + " = " + expr(*w.cond) + ";");
-        check(depth + 1);
-        line(depth + 1, "if (!" + c + ") break;");
+        line(depth + 1, "if (!" + condition(*w.cond, depth + 1) + ") break;");
         block(*w.body, depth + 1);
         line(depth, "}");
         return;

@@ -21,6 +21,7 @@
 
 #include "pydd/cuda/portable.h"
 #include "pydd/errors.h"
+#include "pydd/scalar_core.h"
 
 namespace pydd::cuda {
 
@@ -36,6 +37,12 @@ enum KernelErrorCode : int32_t {
   kNegativeShift = 8,     // ValueError: negative shift count
   kRangeStep = 9,         // ValueError: range() arg 3 must not be zero
 };
+
+/// Sets the thread's error code unless one is set: the first error of a
+/// statement is the one the CPU build raises.
+PYDD_HOST_DEVICE inline void fail(int32_t& err, int32_t code) {
+  if (!err) err = code;
+}
 
 /// Raises the error `key` (KernelErrors::key, not kNoError) records, as the
 /// CPU build raises it.
@@ -85,10 +92,7 @@ PYDD_HOST_DEVICE inline int64_t wrap_index(int64_t i, int64_t n) { return i < 0 
 /// kernel records the error after the statement).
 PYDD_HOST_DEVICE inline int64_t checked_index(int64_t i, int64_t n, int32_t& err) {
   int64_t j = i < 0 ? i + n : i;
-  if (j < 0 || j >= n) {
-    if (!err) err = kIndex;
-    return 0;
-  }
+  if (j < 0 || j >= n) return fail(err, kIndex), 0;
   return j;
 }
 
@@ -98,7 +102,7 @@ PYDD_HOST_DEVICE inline uint64_t range_length(int64_t start, int64_t stop, int64
   return start > stop ? (uint64_t(start) - uint64_t(stop) - 1) / (0 - uint64_t(step)) + 1 : 0;
 }
 PYDD_HOST_DEVICE inline int64_t check_range_step(int64_t step, int32_t& err) {
-  if (step == 0 && !err) err = kRangeStep;
+  if (step == 0) fail(err, kRangeStep);
   return step == 0 ? 1 : step;
 }
 
@@ -107,41 +111,6 @@ PYDD_HOST_DEVICE inline int64_t check_range_step(int64_t step, int32_t& err) {
 
 template <class T>
 inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
-template <class T>
-struct limits;
-template <>
-struct limits<int8_t> {
-  static constexpr int8_t lo = -128, hi = 127;
-};
-template <>
-struct limits<int16_t> {
-  static constexpr int16_t lo = -32768, hi = 32767;
-};
-template <>
-struct limits<int32_t> {
-  static constexpr int32_t lo = -2147483647 - 1, hi = 2147483647;
-};
-template <>
-struct limits<int64_t> {
-  static constexpr int64_t lo = -9223372036854775807LL - 1, hi = 9223372036854775807LL;
-};
-template <>
-struct limits<uint8_t> {
-  static constexpr uint8_t lo = 0, hi = 255;
-};
-template <>
-struct limits<uint16_t> {
-  static constexpr uint16_t lo = 0, hi = 65535;
-};
-template <>
-struct limits<uint32_t> {
-  static constexpr uint32_t lo = 0, hi = 4294967295u;
-};
-template <>
-struct limits<uint64_t> {
-  static constexpr uint64_t lo = 0, hi = 18446744073709551615ull;
-};
 
 /// `a OP b` as the CPU build computes it with -fwrapv: in the operands'
 /// common type, integers wrapping (through its unsigned type), then
@@ -169,99 +138,32 @@ PYDD_HOST_DEVICE inline R wrap_neg(A a) {
   else return static_cast<R>(-a);
 }
 
-namespace detail {
-template <class T>
-PYDD_HOST_DEVICE inline T wrapping_neg(T a) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(U(0) - static_cast<U>(a));
-}
-// CPython's _float_div_mod, as pydd::detail::float_divmod.
-template <class T>
-PYDD_HOST_DEVICE inline void float_divmod(T a, T b, T* floordiv, T* mod) {
-  T m = std::fmod(a, b);
-  T div = (a - m) / b;
-  if (m != 0) {
-    if ((b < 0) != (m < 0)) {
-      m += b;
-      div -= T(1);
-    }
-  } else {
-    m = std::copysign(T(0), b);
-  }
-  T q;
-  if (div != 0) {
-    q = std::floor(div);
-    if (div - q > T(0.5)) q += T(1);
-  } else {
-    q = std::copysign(T(0), a / b);
-  }
-  *floordiv = q;
-  *mod = m;
-}
-}  // namespace detail
 
 /// Python's a // b (pydd::floordiv).
 template <class T>
 PYDD_HOST_DEVICE inline T floordiv(T a, T b, int32_t& err) {
+  if (b == 0) return fail(err, std::is_floating_point_v<T> ? kFloorZeroDivision : kIntZeroDivision), T(0);
   if constexpr (std::is_floating_point_v<T>) {
-    if (b == 0) {
-      if (!err) err = kFloorZeroDivision;
-      return T(0);
-    }
     T q, m;
-    detail::float_divmod(a, b, &q, &m);
+    pydd::detail::float_divmod(a, b, &q, &m);
     return q;
   } else {
-    if (b == 0) {
-      if (!err) err = kIntZeroDivision;
-      return T(0);
-    }
-    if constexpr (std::is_signed_v<T>) {
-      if (b == T(-1)) return detail::wrapping_neg(a);
-    }
-    T q = T(a / b);
-    T r = T(a % b);
-    if (r != 0 && ((r < 0) != (b < 0))) --q;
-    return q;
+    return pydd::detail::int_floordiv(a, b);
   }
 }
 
 /// Python's a % b (pydd::mod).
 template <class T>
 PYDD_HOST_DEVICE inline T mod(T a, T b, int32_t& err) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (b == 0) {
-      if (!err) err = kModZeroDivision;
-      return T(0);
-    }
-    T m = std::fmod(a, b);
-    if (m != 0) {
-      if ((b < 0) != (m < 0)) m += b;
-    } else {
-      m = std::copysign(T(0), b);
-    }
-    return m;
-  } else {
-    if (b == 0) {
-      if (!err) err = kIntZeroDivision;
-      return T(0);
-    }
-    if constexpr (std::is_signed_v<T>) {
-      if (b == T(-1)) return T(0);
-    }
-    T r = T(a % b);
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-  }
+  if (b == 0) return fail(err, std::is_floating_point_v<T> ? kModZeroDivision : kIntZeroDivision), T(0);
+  if constexpr (std::is_floating_point_v<T>) return pydd::detail::float_mod(a, b);
+  else return pydd::detail::int_mod(a, b);
 }
 
 /// Python's a / b on floats (pydd::truediv).
 template <class T>
 PYDD_HOST_DEVICE inline T truediv(T a, T b, int32_t& err) {
-  if (b == 0) {
-    if (!err) err = kZeroDivision;
-    return T(0);
-  }
+  if (b == 0) return fail(err, kZeroDivision), T(0);
   return a / b;
 }
 
@@ -272,41 +174,23 @@ PYDD_HOST_DEVICE inline T power(T a, T b, int32_t& err) {
     return std::pow(a, b);
   } else {
     if constexpr (std::is_signed_v<T>) {
-      if (b < 0) {
-        if (!err) err = kNegativePower;
-        return T(0);
-      }
+      if (b < 0) return fail(err, kNegativePower), T(0);
     }
-    using U = std::make_unsigned_t<std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>>;
-    U base = static_cast<U>(a);
-    U result = 1;
-    U e = static_cast<U>(b);
-    while (e != 0) {
-      if (e & 1u) result = static_cast<U>(result * base);
-      e >>= 1;
-      if (e != 0) base = static_cast<U>(base * base);
-    }
-    return static_cast<T>(result);
+    return pydd::detail::int_power(a, b);
   }
 }
 
 /// Python's << and >> (pydd::shift_left, shift_right).
 template <class T>
 PYDD_HOST_DEVICE inline T shift_left(T a, T count, int32_t& err) {
-  if (count < 0) {
-    if (!err) err = kNegativeShift;
-    return T(0);
-  }
+  if (count < 0) return fail(err, kNegativeShift), T(0);
   using U = std::make_unsigned_t<T>;
   if (count >= T(sizeof(T) * 8)) return T(0);
   return static_cast<T>(static_cast<U>(a) << count);
 }
 template <class T>
 PYDD_HOST_DEVICE inline T shift_right(T a, T count, int32_t& err) {
-  if (count < 0) {
-    if (!err) err = kNegativeShift;
-    return T(0);
-  }
+  if (count < 0) return fail(err, kNegativeShift), T(0);
   if (count >= T(sizeof(T) * 8)) return a < 0 ? T(-1) : T(0);
   return static_cast<T>(a >> count);
 }
@@ -314,20 +198,7 @@ PYDD_HOST_DEVICE inline T shift_right(T a, T count, int32_t& err) {
 /// NumPy's astype between real scalars (pydd::convert).
 template <class To, class From>
 PYDD_HOST_DEVICE inline To convert(From x) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return x != 0;
-  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    // x86's "integer indefinite" for a value out of range or nan, as on the CPU.
-    constexpr From lo = static_cast<From>(limits<To>::lo);
-    constexpr From hi = From(2) * static_cast<From>(limits<To>::hi / 2 + 1);
-    if (!(x >= lo && x < hi)) return limits<To>::lo;
-    return static_cast<To>(x);
-  } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From> && !std::is_same_v<From, bool>) {
-    using U = std::make_unsigned_t<To>;
-    return static_cast<To>(static_cast<U>(x));
-  } else {
-    return static_cast<To>(x);
-  }
+  return pydd::detail::real_convert<To>(x);
 }
 
 /// Python's abs of a real scalar (pydd::abs_value).
@@ -366,34 +237,8 @@ PYDD_CUDA_FUNCTOR2(add, if constexpr (std::is_same_v<T, bool>) return bool(a || 
 PYDD_CUDA_FUNCTOR2(sub, if constexpr (std::is_same_v<T, bool>) return bool(a != b); else return wrap_sub<T>(a, b))
 PYDD_CUDA_FUNCTOR2(mul, if constexpr (std::is_same_v<T, bool>) return bool(a && b); else return wrap_mul<T>(a, b))
 PYDD_CUDA_FUNCTOR2(truediv, return as_float(a) / as_float(b))
-PYDD_CUDA_FUNCTOR2(floordiv, {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (b == 0) return a / b;
-    T q, m;
-    detail::float_divmod(a, b, &q, &m);
-    return q;
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return bool(a && b);
-  } else {
-    if (b == 0) return T(0);
-    int32_t none = 0;
-    return pydd::cuda::floordiv(a, b, none);
-  }
-})
-PYDD_CUDA_FUNCTOR2(mod, {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (b == 0) return T(std::fmod(a, b));
-    T q, m;
-    detail::float_divmod(a, b, &q, &m);
-    return m;
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return false;
-  } else {
-    if (b == 0) return T(0);
-    int32_t none = 0;
-    return pydd::cuda::mod(a, b, none);
-  }
-})
+PYDD_CUDA_FUNCTOR2(floordiv, return pydd::detail::numpy_floordiv(a, b))
+PYDD_CUDA_FUNCTOR2(mod, return pydd::detail::numpy_mod(a, b))
 PYDD_CUDA_FUNCTOR2(power, return pydd::cuda::power(a, b, err))
 PYDD_CUDA_FUNCTOR2(maximum, return (a > b || a != a) ? a : b)
 PYDD_CUDA_FUNCTOR2(minimum, return (a < b || a != a) ? a : b)
@@ -412,8 +257,8 @@ PYDD_CUDA_FUNCTOR2(bitwise_xor, return static_cast<T>(a ^ b))
 PYDD_CUDA_FUNCTOR2(arctan2, return std::atan2(as_float(a), as_float(b)))
 PYDD_CUDA_FUNCTOR2(hypot, return std::hypot(as_float(a), as_float(b)))
 
-PYDD_CUDA_FUNCTOR(negative, if constexpr (std::is_same_v<T, bool>) return a; else if constexpr (is_int_v<T>) return detail::wrapping_neg(a); else return T(-a))
-PYDD_CUDA_FUNCTOR(absolute, if constexpr (std::is_floating_point_v<T>) return std::fabs(a); else if constexpr (is_int_v<T>) return a < 0 ? detail::wrapping_neg(a) : a; else return a)
+PYDD_CUDA_FUNCTOR(negative, if constexpr (std::is_same_v<T, bool>) return a; else if constexpr (is_int_v<T>) return pydd::detail::wrapping_neg(a); else return T(-a))
+PYDD_CUDA_FUNCTOR(absolute, if constexpr (std::is_floating_point_v<T>) return std::fabs(a); else if constexpr (is_int_v<T>) return a < 0 ? pydd::detail::wrapping_neg(a) : a; else return a)
 PYDD_CUDA_FUNCTOR(logical_not, return bool(a == 0))
 PYDD_CUDA_FUNCTOR(isnan, if constexpr (std::is_floating_point_v<T>) return bool(std::isnan(a)); else return false)
 PYDD_CUDA_FUNCTOR(isinf, if constexpr (std::is_floating_point_v<T>) return bool(std::isinf(a)); else return false)
