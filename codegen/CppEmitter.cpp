@@ -1037,7 +1037,18 @@ class FunctionEmitter {
     return test;
   }
 
+  /// A loop Opts.device runs elsewhere: the statements it gives instead.
+  bool deviceLoop(const For& f, int depth) {
+    std::vector<std::string> lines;
+    HostPrinter host{[&](const Expr& e) { return expr(e); }, [&](const std::string& n) { return var(n); },
+                     [&](const std::string& hint) { return temp(hint); }};
+    if (!Opts.device->hostLoop(F, f, host, lines)) return false;
+    for (auto& l : lines) line(depth, l);
+    return true;
+  }
+
   void forLoop(const For& f, int depth) {
+    if (Opts.device && deviceLoop(f, depth)) return;
     // The loop itself, inside its flag's scope (a marked loop runs no loop).
     if (f.defersDivisionChecks && ZeroDivisorFlag.empty()) return deferredDivisionLoop(f, depth);
     if (f.independent && independentLoop(f, depth)) return;
@@ -1993,6 +2004,7 @@ std::vector<std::string> emitKernelCppParts(const Module& m, const CppOptions& o
   prelude += "namespace " + cxxIdentifier(m.name) + " {\n\n";
   for (auto& f : m.functions) prelude += cxxDeclaration(m, *f, true) + ";\n";
   for (auto& d : outlinedDeclarations) prelude += d + ";\n";
+  if (options.device) prelude += options.device->hostDeclarations();
   std::vector<std::string> out(parts, prelude);
   for (size_t i = 0; i < units; ++i) out[partOf[root(i)]] += "\n" + bodies[i];
   for (auto& part : out) part += "\n}  // namespace " + cxxIdentifier(m.name) + "\n";

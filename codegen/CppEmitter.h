@@ -1,6 +1,7 @@
 // C++ code generation for kernel functions.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,28 @@
 namespace pydd {
 
 struct ParallelPlan;  // opt/Privatization.h
+
+/// What the host C++ emitter offers a DeviceLoopHook: an expression or a
+/// variable of the function being emitted as host C++, and a fresh name.
+struct HostPrinter {
+  std::function<std::string(const Expr&)> expr;
+  std::function<std::string(const std::string&)> var;
+  std::function<std::string(const std::string&)> temp;
+};
+
+/// The seam for a target that runs some loops elsewhere (codegen/CudaEmitter):
+/// asked for every loop, it may print the host statements that replace it
+/// (a kernel launch) instead of the loop.
+class DeviceLoopHook {
+ public:
+  virtual ~DeviceLoopHook() = default;
+  /// The statements (one per line, unindented) that replace `loop` of `f`,
+  /// or false when the loop is printed as C++.
+  virtual bool hostLoop(const Function& f, const For& loop, const HostPrinter& host,
+                        std::vector<std::string>& lines) = 0;
+  /// Declarations every host translation unit needs (in the module's namespace).
+  virtual std::string hostDeclarations() const = 0;
+};
 
 struct CppOptions {
   /// Check every element index (IndexError) instead of trusting it.
@@ -22,6 +45,8 @@ struct CppOptions {
   const ParallelPlan* parallel = nullptr;
   /// Run large fused element-wise loops (For::independent) on all threads.
   bool parallelFused = true;
+  /// Loops another target runs (CUDA kernels); null: every loop is C++.
+  DeviceLoopHook* device = nullptr;
 };
 
 /// The kernel functions of `m` as C++ in namespace `m.name`, with the

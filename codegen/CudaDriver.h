@@ -1,6 +1,7 @@
 // The --target=cuda / cuda-sim front door of pyddc (issue 46, docs/cuda.md):
 // --remarks=cuda and the CUDA toolchain checks. Which loops become kernels
-// is opt/DeviceLoops.h's decision; this only reports it.
+// is opt/DeviceLoops.h's decision; this only reports it. The kernels
+// themselves are codegen/CudaEmitter.h's.
 #pragma once
 
 #include <string>

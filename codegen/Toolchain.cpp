@@ -159,6 +159,44 @@ bool compileParts(const std::string& cxx, const std::vector<std::string>& source
   return runAll(commands, scratch, options.verbose, error);
 }
 
+/// The flags nvcc builds a kernel .cu with: the CPU build's semantics
+/// (no fused multiply-add, C++17), position-independent for a shared
+/// object, for sm_90.
+std::vector<std::string> nvccFlags() {
+  return {"-std=c++17", "-arch=sm_90", "--fmad=false", "-O3", "-Xcompiler", "-fPIC,-fvisibility=hidden,-fwrapv",
+          "-I" + runtimeLayout().includeDir, "-DNDEBUG"};
+}
+
+/// Builds options.deviceSource into an object (with nvcc, or with the C++
+/// compiler against the emulation) and adds it and what it links to `objects`
+/// / `libraries`.
+bool compileDevice(const std::string& cxx, const std::string& module, const ScratchDir& scratch,
+                   const ToolchainOptions& options, std::vector<std::string>& objects,
+                   std::vector<std::string>& libraries, std::string& error) {
+  if (options.deviceSource.empty()) return true;
+  std::string src = scratch.file(module + "_cuda.cu"), obj = scratch.file(module + "_cuda.o");
+  if (!writeFile(src, options.deviceSource, error)) return false;
+  std::vector<std::string> cmd;
+  if (options.nvcc.empty()) {
+    cmd = {cxx};
+    for (auto& f : commonFlags(options)) cmd.push_back(f);
+    for (std::string f : {std::string("-x"), std::string("c++"), std::string("-c"), src, std::string("-o"), obj}) cmd.push_back(f);
+  } else {
+    cmd = {options.nvcc};
+    for (auto& f : nvccFlags()) cmd.push_back(f);
+    for (std::string f : {std::string("-x"), std::string("cu"), std::string("-c"), src, std::string("-o"), obj}) cmd.push_back(f);
+    // The CUDA runtime linked in statically: the module imports on a
+    // machine without the toolkit (and then says there is no device).
+    llvm::SmallString<256> lib(llvm::sys::path::parent_path(llvm::sys::path::parent_path(options.nvcc)));
+    llvm::sys::path::append(lib, "lib64");
+    for (std::string f : {"-L" + std::string(lib), std::string("-lcudart_static"), std::string("-ldl"),
+                          std::string("-lrt"), std::string("-lpthread")})
+      libraries.push_back(f);
+  }
+  objects.push_back(obj);
+  return run(cmd, scratch, options.verbose, error);
+}
+
 /// Moves a finished build into place in one step. The scratch directory
 /// may be on another file system, so the file is copied next to the
 /// destination first, under a name no other pyddc process uses (two builds
@@ -239,6 +277,9 @@ BuildOutput buildPythonModule(const std::vector<std::string>& sources, const std
   for (auto& f : commonFlags(options)) argv.push_back(f);
   for (const char* f : {"-shared", "-fvisibility=hidden", "-o"}) argv.push_back(f);
   argv.push_back(so);
+  std::vector<std::string> deviceObjects, deviceLibraries;
+  if (!compileDevice(cxx, module, scratch, options, deviceObjects, deviceLibraries, out.error)) return out;
+  for (auto& o : deviceObjects) argv.push_back(o);
   if (sources.size() == 1) {
     // One part: compiled and linked in one command.
     std::string src = scratch.file(module + ".cpp");
@@ -253,6 +294,7 @@ BuildOutput buildPythonModule(const std::vector<std::string>& sources, const std
   argv.push_back("-L" + runtimeLayout().libraryDir);
   argv.push_back("-Wl,-rpath," + runtimeLayout().libraryDir);
   argv.push_back("-lpydd_python");
+  for (auto& l : deviceLibraries) argv.push_back(l);
   // Dense products and factorizations call OpenBLAS; a kernel without them
   // does not keep the dependency.
   for (const char* f : {"-Wl,--as-needed", "-lopenblas"}) argv.push_back(f);
@@ -273,8 +315,9 @@ BuildOutput buildCppLibrary(const std::vector<std::string>& sources, const std::
   std::string shared = scratch.file("lib" + module + ".so");
   std::string hdr = scratch.file(module + ".h");
   if (!writeFile(hdr, header, out.error)) return out;
-  std::vector<std::string> objects;
+  std::vector<std::string> objects, deviceLibraries;
   if (!compileParts(cxx, sources, module, scratch, options, objects, out.error)) return out;
+  if (!compileDevice(cxx, module, scratch, options, objects, deviceLibraries, out.error)) return out;
   // The archive carries the compiled part of the runtime too, so that a
   // host links just lib<module>.a (a second kernel archive's copy is never
   // pulled in: its symbols are already defined).
@@ -294,6 +337,7 @@ BuildOutput buildCppLibrary(const std::vector<std::string>& sources, const std::
   for (std::string f : {runtimeLayout().libraryDir + "/libpydd_runtime.a", std::string("-Wl,--as-needed"),
                         std::string("-lopenblas")})
     link.push_back(f);
+  for (auto& l : deviceLibraries) link.push_back(l);
   for (auto& f : extraFlags()) link.push_back(f);
   if (!run(link, scratch, options.verbose, out.error))
     return out;

@@ -10,6 +10,13 @@ struct ToolchainOptions {
   std::string cxx;       // compiler executable
   unsigned optLevel = 3; // pyddc's -O level, mapped to the C++ compiler's
   bool verbose = false;  // print each command before running it
+  /// CUDA targets (codegen/CudaEmitter.h): a .cu translation unit built
+  /// beside the C++ and linked with it; empty for the CPU target.
+  std::string deviceSource;
+  /// The nvcc that builds deviceSource for the device (--target=cuda);
+  /// empty: the C++ compiler builds it against portable.h's CPU emulation
+  /// (--target=cuda-sim).
+  std::string nvcc;
 };
 
 struct BuildOutput {

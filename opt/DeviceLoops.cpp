@@ -33,6 +33,8 @@ bool hostOnlyType(const Type& t) {
 /// The first reason in source order is kept.
 class HostOnly : public Visitor {
  public:
+  explicit HostOnly(const DeviceSupport* s) : support(s) {}
+  const DeviceSupport* support;
   std::string reason;
   void visit(const Expr& e) override {
     if (!reason.empty()) return;
@@ -71,6 +73,8 @@ class HostOnly : public Visitor {
         }
       }
     }
+    if (support) reason = support->unsupported(e);
+    if (!reason.empty()) return;
     visitChildren(e);
   }
   void visit(const Stmt& s) override {
@@ -82,12 +86,15 @@ class HostOnly : public Visitor {
       reason = "uses a list, dict, heap or string (containers stay on the host)";
     if (!reason.empty()) return;
     visitChildren(s);
+    // The emitter's limits after DeviceLoops' own reasons (an allocation
+    // says more than the array assignment that keeps it).
+    if (support && reason.empty()) reason = support->unsupported(s);
   }
 };
 
 class Planner {
  public:
-  Planner(const ParallelPlan& p, DevicePlan& out) : parallel(p), plan(out) {}
+  Planner(const ParallelPlan& p, DevicePlan& out, const DeviceSupport* s) : parallel(p), plan(out), support(s) {}
 
   void function(const Function& f) {
     fn = &f;
@@ -97,8 +104,10 @@ class Planner {
  private:
   const ParallelPlan& parallel;
   DevicePlan& plan;
+  const DeviceSupport* support;
   const Function* fn = nullptr;
   std::string enclosing;  // the remark of a loop nested in a kernel
+  std::string hostParallel;  // the host loop running on all threads that holds this one
 
   void add(DeviceLoop d) {
     plan.index[d.loop] = plan.loops.size();
@@ -134,14 +143,27 @@ class Planner {
       nested(s, true);
       return;
     }
+    if (!hostParallel.empty()) {
+      // Its iterations would launch kernels at the same time from host
+      // threads, each copying the arrays it writes back whole.
+      d.reason = "stays on the host: nested in " + hostParallel;
+      add(std::move(d));
+      nested(s, false);
+      return;
+    }
     classify(*loop, d);
     bool device = d.kind != DeviceLoopKind::Host;
+    // A pfor or fused nest that stays on the host may run on all threads.
+    bool parallelHost = !device && (loop->independent || !loop->foldsInto.empty() ||
+                                    (loop->parallel && parallel.loops.count(loop) && parallel.loops.at(loop).parallel));
     std::string saved = enclosing;
     if (device)
       enclosing = std::string("part of the ") + kindName(d.kind) + " of the loop at line " +
                   std::to_string(loop->loc.line) + (d.collapse > 1 ? " (collapsed into it)" : "");
     add(std::move(d));
+    if (parallelHost) hostParallel = "the loop at line " + std::to_string(loop->loc.line) + ", which runs in parallel on the host";
     nested(s, device);
+    if (parallelHost) hostParallel.clear();
     enclosing = saved;
   }
 
@@ -163,7 +185,11 @@ class Planner {
       d.reason = "stays on the host: a loop over an array's elements (only range loops map to threads)";
       return;
     }
-    HostOnly check;
+    if (rows && support && !support->rowKernels()) {
+      d.reason = "stays on the host: a loop over sparse rows (the emitter prints no row kernels)";
+      return;
+    }
+    HostOnly check(support);
     check.visit(*loop.body);
     for (const Expr* e : {loop.start.get(), loop.stop.get(), loop.step.get()})
       if (e) check.visit(*e);
@@ -181,11 +207,12 @@ class Planner {
       d.reason = "row kernel: one thread per row of a sparse matrix";
     } else if (!d.reductions.empty()) {
       d.kind = DeviceLoopKind::Reduction;
-      // Integer folds are exact in any order; float ones keep one order.
+      // Integer folds are exact in any order (atomics may add them); float
+      // ones keep one order: the trees'.
       d.atomics = fold || allInteger(loop, d);
-      d.reason = std::string("reduction kernel: ") +
-                 (d.atomics ? "integer reduction by atomics"
-                            : "two passes (per-block trees, then one block) on a grid set by the extent alone");
+      d.reason = std::string("reduction kernel: two passes (per-block trees, then one block) on a grid set by the "
+                             "extent alone") +
+                 (allInteger(loop, d) ? " (integers: exact)" : "");
     } else {
       d.kind = DeviceLoopKind::Kernel;
       d.reason = loop.parallel ? "kernel: one thread per iteration of the pfor" : "kernel: one thread per iteration of the fused element-wise nest";
@@ -209,9 +236,10 @@ class Planner {
 
 }  // namespace
 
-DevicePlan planDeviceLoops(const Module& m, const ParallelPlan& parallel, bool /*boundsCheck*/) {
+DevicePlan planDeviceLoops(const Module& m, const ParallelPlan& parallel, bool /*boundsCheck*/,
+                           const DeviceSupport* support) {
   DevicePlan plan;
-  Planner planner(parallel, plan);
+  Planner planner(parallel, plan, support);
   for (auto& f : m.functions) planner.function(*f);
   return plan;
 }

@@ -4,12 +4,14 @@
 // `--remarks=cuda` prints it.
 //
 // A candidate is an outermost loop (not nested in another candidate, a
-// task or a function called from one) of one of these forms:
+// task, a function called from one, or a pfor or fused nest that stays on
+// the host and may run on all threads there: its iterations would launch
+// kernels at once, each copying back what it writes) of one of these forms:
 //   - a `pfor` that planParallelism runs in parallel, with the pfor nests it
 //     collapsed into it (one thread per point of the collapsed space); its
 //     reduction clauses become a two-pass reduction: per-block trees, then
-//     one block, on a grid that depends only on the extent (floats), or
-//     atomics (integers, exact in any order);
+//     one block, on a grid that depends only on the extent (deterministic;
+//     exact for integers in any order);
 //   - a fused element-wise nest (For::independent): one thread per
 //     iteration of the outer loop;
 //   - a fold nest (For::foldsInto): a reduction as above;
@@ -21,7 +23,9 @@
 //   - may allocate (the catalog's effects: a temporary array per iteration);
 //   - calls a function of the module or a library function the catalog
 //     does not mark element-wise (the device has only element formulas);
-//   - holds a task, a return, or a break (the loop must run every iteration).
+//   - holds a task, a return, or a break (the loop must run every iteration);
+//   - holds what the target's emitter cannot print in a kernel
+//     (DeviceSupport: a complex number, a sparse matrix, an array view...).
 // Every other loop stays on the host as C++ ("sequential").
 //
 // The loop IR the CUDA emitter prints is the candidate's own For (its body
@@ -59,13 +63,30 @@ struct DeviceLoop {
   std::string reason;  // what it became and why, as --remarks=cuda prints it
 };
 
+/// What a target's emitter can print inside a kernel (codegen/CudaEmitter
+/// answers for CUDA): asked for every statement and expression of a
+/// candidate (its body and bounds), it says why one has no device form
+/// (empty: it has one); the candidate then stays on the host with that
+/// reason. The optimizer knows no target's spellings; the emitter knows no
+/// loop forms.
+class DeviceSupport {
+ public:
+  virtual ~DeviceSupport() = default;
+  virtual std::string unsupported(const Stmt& s) const = 0;
+  virtual std::string unsupported(const Expr& e) const = 0;
+  /// Whether it prints row kernels (DeviceLoopKind::Rows).
+  virtual bool rowKernels() const = 0;
+};
+
 struct DevicePlan {
   std::vector<DeviceLoop> loops;  // every For of the module, in source order
   std::map<const For*, size_t> index;
 };
 
 /// The decision for every loop of `m`, on the IR that is emitted.
-DevicePlan planDeviceLoops(const Module& m, const ParallelPlan& parallel, bool boundsCheck);
+/// `support`: what the emitter can print (null: everything the forms above allow).
+DevicePlan planDeviceLoops(const Module& m, const ParallelPlan& parallel, bool boundsCheck,
+                           const DeviceSupport* support = nullptr);
 
 /// "kernel", "reduction kernel", "row kernel", "host", "in kernel".
 const char* kindName(DeviceLoopKind k);

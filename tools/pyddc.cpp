@@ -1,6 +1,7 @@
 // pyddc: compiles an Intrepydd (.pydd) file to a Python extension module or
 // a C++ library. This file only wires the stages together.
 
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -9,6 +10,7 @@
 #include "codegen/BuildCache.h"
 #include "codegen/CppEmitter.h"
 #include "codegen/CudaDriver.h"
+#include "codegen/CudaEmitter.h"
 #include "codegen/HostEmitters.h"
 #include "codegen/Toolchain.h"
 #include "frontend/Diagnostics.h"
@@ -209,7 +211,18 @@ int main(int argc, char** argv) {
                                TargetKind == Target::Cuda, Nvcc, BoundsCheck, errs()))
     return rc;
 
+  // CUDA: the loops DeviceLoops classes as kernels go to the .cu the CUDA
+  // emitter prints while the host C++ is emitted; the host calls them.
+  const bool cuda = TargetKind != Target::Cpu || EmitKind == Emit::Cuda;
+  pydd::DevicePlan devicePlan;
+  std::unique_ptr<pydd::CudaEmitter> cudaEmitter;
+  if (cuda) {
+    devicePlan = pydd::planDeviceLoops(*m, parallel, BoundsCheck, &pydd::cudaDeviceSupport(BoundsCheck));
+    cudaEmitter = std::make_unique<pydd::CudaEmitter>(*m, devicePlan, parallel, BoundsCheck);
+  }
+
   pydd::CppOptions cpp;
+  cpp.device = cudaEmitter.get();
   cpp.parallel = &parallel;
   cpp.boundsCheck = BoundsCheck;
   cpp.interruptChecks = InterruptChecks;
@@ -229,11 +242,17 @@ int main(int argc, char** argv) {
     outs() << source;
     return 0;
   }
+  if (EmitKind == Emit::Cuda) {
+    outs() << cudaEmitter->deviceSource();
+    return 0;
+  }
 
   pydd::ToolchainOptions tc;
   tc.cxx = Cxx;
   tc.optLevel = OptLevel;
   tc.verbose = Verbose;
+  if (cuda) tc.deviceSource = cudaEmitter->deviceSource();
+  if (TargetKind == Target::Cuda) tc.nvcc = pydd::findNvcc(Nvcc);
   std::string header = HostKind == Host::Cpp ? pydd::emitCppHeader(*m) : "";
   auto build = [&](const std::string& dir) {
     return HostKind == Host::Python ? pydd::buildPythonModule(sources, module, dir, tc)
@@ -252,6 +271,8 @@ int main(int argc, char** argv) {
   key.add("source", diag.source());
   for (auto& part : sources) key.add("cpp", part);
   key.add("header", header);
+  key.add("cuda", tc.deviceSource);
+  key.add("nvcc", tc.nvcc);
   key.addToolchain(tc, sys::fs::getMainExecutable(argv[0], reinterpret_cast<void*>(&fail)));
   pydd::BuildCache cache(pydd::BuildCache::defaultRoot(), pydd::BuildCache::defaultLimit(), Verbose);
   std::string entry;

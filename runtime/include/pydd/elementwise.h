@@ -78,45 +78,13 @@ struct truediv {
 struct floordiv {
   template <class T>
   T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (b == 0) return a / b;  // npy_floor_divide: inf or nan
-      T q, m;
-      pydd::detail::float_divmod(a, b, &q, &m);
-      return q;
-    } else if constexpr (std::is_same_v<T, bool>) {
-      return a && b;
-    } else {
-      if (b == 0) return T(0);  // NumPy warns and gives 0
-      if constexpr (std::is_unsigned_v<T>) {
-        return T(a / b);
-      } else {
-        if (b == T(-1)) return pydd::detail::wrapping_neg(a);  // MIN // -1 wraps
-        const T q = T(a / b), r = T(a % b);
-        return (r != 0 && ((r < 0) != (b < 0))) ? T(q - 1) : q;
-      }
-    }
+    return pydd::detail::numpy_floordiv(a, b);
   }
 };
 struct mod {
   template <class T>
   T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (b == 0) return std::fmod(a, b);  // npy_remainder: nan
-      T q, m;
-      pydd::detail::float_divmod(a, b, &q, &m);
-      return m;
-    } else if constexpr (std::is_same_v<T, bool>) {
-      return false;
-    } else {
-      if (b == 0) return T(0);
-      if constexpr (std::is_unsigned_v<T>) {
-        return T(a % b);
-      } else {
-        if (b == T(-1)) return T(0);
-        const T r = T(a % b);
-        return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
-      }
-    }
+    return pydd::detail::numpy_mod(a, b);
   }
 };
 struct power {

@@ -18,6 +18,7 @@
 
 #include "pydd/complex.h"
 #include "pydd/errors.h"
+#include "pydd/scalar_core.h"
 
 namespace pydd {
 
@@ -25,42 +26,6 @@ namespace detail {
 
 template <class T>
 inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
-// Negation that wraps instead of overflowing for INT_MIN.
-template <class T>
-inline T wrapping_neg(T a) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(U(0) - static_cast<U>(a));
-}
-
-// CPython's _float_div_mod (Objects/floatobject.c), which NumPy's npy_divmod
-// copies. Computing both results from one fmod keeps a == b*q + r as exact as
-// floating point allows, and the signed-zero cases match Python bit for bit.
-template <class T>
-inline void float_divmod(T a, T b, T* floordiv, T* mod) {
-  T m = std::fmod(a, b);
-  // fmod is exact, but a - m is rounded, so div may be a hair off an integer.
-  T div = (a - m) / b;
-  if (m != 0) {
-    if ((b < 0) != (m < 0)) {
-      m += b;
-      div -= T(1);
-    }
-  } else {
-    // fmod's sign for a zero remainder varies across platforms.
-    m = std::copysign(T(0), b);
-  }
-  T q;
-  if (div != 0) {
-    q = std::floor(div);
-    if (div - q > T(0.5)) q += T(1);
-  } else {
-    // Keep the sign the true quotient would have.
-    q = std::copysign(T(0), a / b);
-  }
-  *floordiv = q;
-  *mod = m;
-}
 
 }  // namespace detail
 
@@ -75,14 +40,7 @@ T floordiv(T a, T b) {
     return q;
   } else {
     if (b == 0) throw Error(ErrorKind::ZeroDivisionError, "integer division or modulo by zero");
-    // INT_MIN / -1 traps on x86; NumPy returns INT_MIN, which is the wrapped negation.
-    if constexpr (std::is_signed_v<T>) {
-      if (b == T(-1)) return detail::wrapping_neg(a);
-    }
-    T q = a / b;
-    T r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) --q;
-    return q;
+    return detail::int_floordiv(a, b);
   }
 }
 
@@ -92,24 +50,10 @@ T mod(T a, T b) {
   static_assert(std::is_arithmetic_v<T>, "mod needs an arithmetic type");
   if constexpr (std::is_floating_point_v<T>) {
     if (b == 0) throw Error(ErrorKind::ZeroDivisionError, "float modulo");
-    // CPython's float_rem: the same adjustment as float_divmod, without the
-    // quotient (so no spurious overflow from computing it).
-    T m = std::fmod(a, b);
-    if (m != 0) {
-      if ((b < 0) != (m < 0)) m += b;
-    } else {
-      m = std::copysign(T(0), b);
-    }
-    return m;
+    return detail::float_mod(a, b);
   } else {
     if (b == 0) throw Error(ErrorKind::ZeroDivisionError, "integer division or modulo by zero");
-    // INT_MIN % -1 traps on x86 although the answer is simply 0.
-    if constexpr (std::is_signed_v<T>) {
-      if (b == T(-1)) return T(0);
-    }
-    T r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
+    return detail::int_mod(a, b);
   }
 }
 
@@ -163,18 +107,7 @@ T power(T a, T b) {
       if (b < 0)
         throw Error(ErrorKind::ValueError, "Integers to negative integer powers are not allowed.");
     }
-    // Unsigned arithmetic wraps by definition; the bits equal the signed
-    // wrap-around result NumPy produces.
-    using U = std::make_unsigned_t<std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>>;
-    U base = static_cast<U>(a);
-    U result = 1;
-    U e = static_cast<U>(b);
-    while (e != 0) {
-      if (e & 1u) result = static_cast<U>(result * base);
-      e >>= 1;
-      if (e != 0) base = static_cast<U>(base * base);
-    }
-    return static_cast<T>(result);
+    return detail::int_power(a, b);
   }
 }
 
@@ -191,23 +124,8 @@ To convert(From x) {
     // case); bool is the truth value of both parts.
     if constexpr (std::is_same_v<To, bool>) return truthy(x);
     else return convert<To>(x.real());
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return x != 0;  // nan is truthy, as in NumPy and Python
-  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    // A float outside To's range (or nan) is undefined behaviour to convert
-    // in C++. x86's cvttsd2si returns the "integer indefinite" value, which
-    // is To's minimum, and that is what NumPy shows on x86, so produce it
-    // explicitly. The bounds are powers of two, hence exact in From.
-    constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
-    constexpr From hi = From(2) * static_cast<From>(std::numeric_limits<To>::max() / 2 + 1);
-    if (!(x >= lo && x < hi)) return std::numeric_limits<To>::min();
-    return static_cast<To>(x);
-  } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From> && !std::is_same_v<From, bool>) {
-    // Keep the low bits (modular), like NumPy's int64 -> int32 astype.
-    using U = std::make_unsigned_t<To>;
-    return static_cast<To>(static_cast<U>(x));
   } else {
-    return static_cast<To>(x);
+    return detail::real_convert<To>(x);
   }
 }
 

@@ -21,6 +21,8 @@
 //   pydd_threadIdx / pydd_blockIdx / pydd_blockDim / pydd_gridDim (.x .y .z)
 //   pydd::cuda::atomic_add / atomic_min          on int32/int64/float/double
 //   pydd::cuda::launch(kernel, grid, block, args...)
+//   pydd::cuda::launch_flat(...)                 the same, for a kernel without barriers
+//   pydd::cuda::require_device()                 DeviceError when no device can run kernels
 //   pydd::cuda::device_alloc / device_free / copy_to_device / copy_to_host
 //   pydd::cuda::KernelErrors                     per-thread error recording
 //   pydd::cuda::deterministic_sum                two-pass reduction
@@ -213,6 +215,21 @@ void launch(void (*kernel)(P...), dim grid, dim block, A... args) {
   check(cudaGetLastError(), "kernel launch");
   check(cudaDeviceSynchronize(), "kernel");
 }
+/// A kernel that never waits at a barrier: the same launch on the device.
+template <class... P, class... A>
+void launch_flat(void (*kernel)(P...), dim grid, dim block, A... args) {
+  launch(kernel, grid, block, args...);
+}
+/// Throws DeviceError naming the CUDA error when no device can run kernels
+/// (no GPU, no driver, a driver too old for the runtime).
+inline void require_device() {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess)
+    throw DeviceError(std::string("no CUDA device available: cudaGetDeviceCount failed with ") + cudaGetErrorName(e) +
+                      ": " + cudaGetErrorString(e));
+  if (count == 0) throw DeviceError("no CUDA device available: cudaGetDeviceCount found no device");
+}
 inline void* device_alloc(size_t bytes) {
   void* p = nullptr;
   if (bytes) check(cudaMalloc(&p, bytes), "cudaMalloc");
@@ -249,6 +266,41 @@ void launch(void (*kernel)(P...), dim grid, dim block, A... args) {
   }
   if (error) std::rethrow_exception(error);
 }
+/// A kernel that never waits at a barrier (no PYDD_SYNCTHREADS): its
+/// threads need no fibers, so each block's threads run one after another as
+/// plain calls, which costs a function call per thread instead of a context
+/// switch.
+template <class... P, class... A>
+void launch_flat(void (*kernel)(P...), dim grid, dim block, A... args) {
+  long blocks = long(grid.x) * grid.y * grid.z;
+  size_t threads = size_t(block.x) * block.y * block.z;
+  if (blocks == 0 || threads == 0) return;
+  std::exception_ptr error;
+#pragma omp parallel for schedule(static)
+  for (long b = 0; b < blocks; ++b) {
+    try {
+      sim::BlockState& s = sim::state();
+      sim::Fiber self;
+      s.block_idx = dim(unsigned(b % grid.x), unsigned(b / grid.x % grid.y), unsigned(b / (long(grid.x) * grid.y)));
+      s.block_dim = block;
+      s.grid_dim = grid;
+      s.fiber = &self;
+      for (size_t t = 0; t < threads; ++t) {
+        self.thread_idx = dim(unsigned(t % block.x), unsigned(t / block.x % block.y),
+                              unsigned(t / (size_t(block.x) * block.y)));
+        kernel(args...);
+      }
+      s.fiber = nullptr;
+    } catch (...) {
+      sim::state().fiber = nullptr;
+#pragma omp critical(pydd_cuda_sim_error)
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+/// The emulation always has its device.
+inline void require_device() {}
 inline void* device_alloc(size_t bytes) {
   if (!bytes) return nullptr;
   void* p = std::malloc(bytes);
@@ -304,21 +356,23 @@ T atomic_min(T* p, T v) {
 // Errors inside kernels
 
 /// What a kernel records when one of its iterations fails: each failing
-/// thread does atomic_min(&key, iteration * 4 + code), so after the kernel
-/// `key` names the lowest failing iteration and its error: the error the
-/// sequential CPU loop raises first. Iterations are in [0, 2^61).
-/// Codes: 1 ZeroDivisionError, 2 IndexError, 3 ValueError (shape).
+/// thread does atomic_min(&key, iteration * kErrorCodes + code), so after
+/// the kernel `key` names the lowest failing iteration and its error: the
+/// error the sequential CPU loop raises first. Iterations are in [0, 2^59).
+/// Codes: 1 ZeroDivisionError, 2 IndexError, 3 ValueError (shape); those
+/// from 4 on are pydd/cuda/kernel.h's (each one message of the CPU build).
 struct KernelErrors {
   int64_t key;  // kNoError when no iteration failed
 };
 constexpr int64_t kNoError = INT64_MAX;
 enum ErrorCode : int32_t { kZeroDivision = 1, kIndex = 2, kShape = 3 };
+constexpr int64_t kErrorCodes = 16;
 
 PYDD_DEVICE inline void record_error(KernelErrors* e, int64_t iteration, int32_t code) {
-  atomic_min(&e->key, iteration * 4 + code);
+  atomic_min(&e->key, iteration * kErrorCodes + code);
 }
-inline int64_t failed_iteration(const KernelErrors& e) { return e.key == kNoError ? -1 : e.key / 4; }
-inline int32_t failed_code(const KernelErrors& e) { return e.key == kNoError ? 0 : int32_t(e.key % 4); }
+inline int64_t failed_iteration(const KernelErrors& e) { return e.key == kNoError ? -1 : e.key / kErrorCodes; }
+inline int32_t failed_code(const KernelErrors& e) { return e.key == kNoError ? 0 : int32_t(e.key % kErrorCodes); }
 
 // ---------------------------------------------------------------------------
 // Deterministic two-pass sum
