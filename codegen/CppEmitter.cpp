@@ -723,9 +723,12 @@ class FunctionEmitter {
       line(d++, "for (uint64_t " + counters[k] + " = 0; " + counters[k] + " < " + counts[k] + "; ++" + counters[k] + ") {");
     const Block& body = *nest.back()->body;
     bool guard = mayThrow(body);
+    // The iteration's place in the sequential order, for the lowest
+    // failing iteration's error (what a sequential run raises).
+    std::string iteration = nest.size() == 1 ? counters[0] : counters[0] + " * " + counts[1] + " + " + counters[1];
     if (guard) {
-      // After a failure the remaining iterations are skipped.
-      line(d, "if (" + par + ".error.failed()) continue;");
+      // Iterations after a failed one are skipped.
+      line(d, "if (" + par + ".error.skip(" + iteration + ")) continue;");
       line(d++, "try {");
     }
     for (size_t k = 0; k < nest.size(); ++k) {
@@ -740,7 +743,7 @@ class FunctionEmitter {
     InParallelRegion = wasInRegion;
     if (guard) {
       line(d - 1, "} catch (...) {");
-      line(d, par + ".error.capture();");
+      line(d, par + ".error.capture(" + iteration + ");");
       line(--d, "}");
     }
     for (size_t k = 0; k < nest.size(); ++k) line(--d, "}");

@@ -167,6 +167,56 @@ std::vector<std::string> nvccFlags() {
           "-I" + runtimeLayout().includeDir, "-DNDEBUG"};
 }
 
+/// The folders next to an nvcc where toolkits keep the CUDA runtime: the
+/// classic lib64, the lib a lib64 link may point to, and the per-target
+/// folder nvcc itself links from. `nvcc` is taken both as given and with
+/// its links resolved (/usr/local/cuda/bin/nvcc is often a link).
+std::vector<std::string> cudaLibraryDirs(const std::string& nvcc) {
+  std::vector<std::string> roots{llvm::sys::path::parent_path(llvm::sys::path::parent_path(nvcc)).str()};
+  llvm::SmallString<256> real;
+  if (!llvm::sys::fs::real_path(nvcc, real))
+    roots.push_back(llvm::sys::path::parent_path(llvm::sys::path::parent_path(real)).str());
+  std::vector<std::string> dirs;
+  for (auto& root : roots)
+    for (const char* sub : {"lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"}) {
+      llvm::SmallString<256> dir(root);
+      llvm::sys::path::append(dir, sub);
+      dirs.push_back(std::string(dir));
+    }
+  return dirs;
+}
+
+/// Adds the CUDA runtime to `libraries`. The static runtime comes first: a
+/// module linked with it imports on a machine without the toolkit (and
+/// then says there is no device). A toolkit that ships only the shared
+/// runtime links that, found at load time through an rpath. A toolkit with
+/// neither gets a plain message naming the library and where it looked.
+bool addCudaRuntime(const std::string& nvcc, std::vector<std::string>& libraries, std::string& error) {
+  auto dirs = cudaLibraryDirs(nvcc);
+  auto has = [](const std::string& dir, const char* file) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, file);
+    return llvm::sys::fs::exists(path);
+  };
+  for (auto& dir : dirs)
+    if (has(dir, "libcudart_static.a")) {
+      for (std::string f : {"-L" + dir, std::string("-lcudart_static"), std::string("-ldl"), std::string("-lrt"),
+                            std::string("-lpthread")})
+        libraries.push_back(f);
+      return true;
+    }
+  for (auto& dir : dirs)
+    if (has(dir, "libcudart.so")) {
+      for (std::string f : {"-L" + dir, "-Wl,-rpath," + dir, std::string("-lcudart")}) libraries.push_back(f);
+      return true;
+    }
+  error = "the CUDA runtime library (libcudart_static.a or libcudart.so) is not installed next to " + nvcc +
+          " (looked in";
+  for (auto& dir : dirs) error += " " + dir;
+  error += "); install the CUDA toolkit's runtime (cuda-cudart-dev) or pass --nvcc= of a complete toolkit";
+  return false;
+}
+
 /// Builds options.deviceSource into an object (with nvcc, or with the C++
 /// compiler against the emulation) and adds it and what it links to `objects`
 /// / `libraries`.
@@ -185,13 +235,7 @@ bool compileDevice(const std::string& cxx, const std::string& module, const Scra
     cmd = {options.nvcc};
     for (auto& f : nvccFlags()) cmd.push_back(f);
     for (std::string f : {std::string("-x"), std::string("cu"), std::string("-c"), src, std::string("-o"), obj}) cmd.push_back(f);
-    // The CUDA runtime linked in statically: the module imports on a
-    // machine without the toolkit (and then says there is no device).
-    llvm::SmallString<256> lib(llvm::sys::path::parent_path(llvm::sys::path::parent_path(options.nvcc)));
-    llvm::sys::path::append(lib, "lib64");
-    for (std::string f : {"-L" + std::string(lib), std::string("-lcudart_static"), std::string("-ldl"),
-                          std::string("-lrt"), std::string("-lpthread")})
-      libraries.push_back(f);
+    if (!addCudaRuntime(options.nvcc, libraries, error)) return false;
   }
   objects.push_back(obj);
   return run(cmd, scratch, options.verbose, error);

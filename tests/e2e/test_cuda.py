@@ -261,7 +261,7 @@ def test_remarks_say_what_each_loop_became(tmp_path):
 # The e2e kernels that hold loops the emitter turns into kernels: their .cu
 # must compile for the device.
 CU_KERNELS = ["cuda_forms", "optimizer", "numpy_spelling", "parallel_plan", "parallel", "layout", "any_rank", "slices",
-              "tuples", "constructs", "smallints", "intrepydd_compat", "range_extremes", "gathers", "containers"]
+              "constructs", "smallints", "intrepydd_compat", "range_extremes", "gathers", "containers"]
 
 
 @pytest.mark.parametrize("name", CU_KERNELS)
@@ -296,7 +296,15 @@ def test_nvcc_module_imports_and_names_the_missing_device(tmp_path):
         pytest.skip("no nvcc (set PYDD_NVCC or install the CUDA toolkit): the --target=cuda build cannot run")
     src = tmp_path / "gpu_forms.pydd"
     src.write_bytes(FORMS.read_bytes())
-    m = pydd.compile(src, out_dir=tmp_path / "out", opt=3, extra_args=("--target=cuda", f"--nvcc={tool}"))
+    try:
+        m = pydd.compile(src, out_dir=tmp_path / "out", opt=3, extra_args=("--target=cuda", f"--nvcc={tool}"))
+    except pydd.CompileError as e:
+        # A toolkit without its runtime library: a plain message naming it,
+        # not a linker error.
+        message = str(e)
+        assert "the CUDA runtime library (libcudart_static.a or libcudart.so) is not installed" in message, message
+        assert "internal error" not in message and "ld:" not in message, message
+        pytest.skip(f"this CUDA toolkit has no runtime library: {message}")
     x = np.arange(10.0)
     m.axpy(x[:0], 2.0, x[:0])  # no iteration: no launch, no device needed
     try:

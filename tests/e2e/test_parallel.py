@@ -442,3 +442,41 @@ def test_fused_loops_split_only_when_large(tmp_path):
     assert body("fused_folds").count("pydd::parallel_fold(") == 5
     off = run_pyddc(KERNEL, "--emit=cpp", "--parallel-fused=false").stdout
     assert "pydd::parallel_range(" not in off and "pydd::parallel_fold(" not in off
+
+
+LOWEST_ERROR = '''from pydd import *
+
+def two_errors(x: Array(int64), y: Array(int64), out: Array(int64)):
+    pfor i in range(len(x)):
+        out[i] = x[i] // y[i] + x[i] ** y[i]
+
+def two_errors_2d(x: Array(int64, 2), y: Array(int64, 2), out: Array(int64, 2)):
+    pfor i in range(x.shape[0]):
+        pfor j in range(x.shape[1]):
+            out[i, j] = x[i, j] // y[i, j] + x[i, j] ** y[i, j]
+'''
+
+
+@pytest.mark.parametrize("opt", [0, 3])
+def test_the_lowest_failing_iteration_raises(tmp_path, opt):
+    """Where iterations of a pfor fail differently (// by 0 raises
+    ZeroDivisionError, ** -1 ValueError), the error raised is the one of the
+    lowest failing iteration, as a sequential run raises, on any number of
+    threads: an early failure in a later thread's part does not win."""
+    src = tmp_path / "lowest.pydd"
+    src.write_text(LOWEST_ERROR)
+    m = pydd.compile(src, out_dir=tmp_path / "out", opt=opt)
+    n = 20_000
+    x = np.arange(n, dtype=np.int64).reshape(200, 100)
+    cases = ((513, 300, ValueError), (200, 300, ZeroDivisionError), (19_000, 10_001, ValueError), (1, 0, ValueError))
+    for t in each_thread_count():
+        for _ in range(20):
+            for zero, negative, error in cases:
+                y = np.ones(n, dtype=np.int64)
+                y[zero], y[negative] = 0, -1
+                # Failures at the start and end of the other threads' parts.
+                y[[n - 1, n // 2, n // 4 * 3]] = [0, -1, 0]
+                with pytest.raises(error):
+                    m.two_errors(x.ravel(), y, np.zeros(n, np.int64))
+                with pytest.raises(error):
+                    m.two_errors_2d(x, y.reshape(200, 100), np.zeros((200, 100), np.int64))

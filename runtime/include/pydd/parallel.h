@@ -157,10 +157,34 @@ class BlasSerial {
   bool active_ = false;
 };
 
-/// The state of one parallel loop: its first error and OpenBLAS kept on
-/// one thread.
+/// The error of a parallel loop's lowest failing iteration: the one a
+/// sequential run would raise, whatever order the threads meet failures
+/// in. An iteration above a failed one is skipped (a sequential run never
+/// reaches it); those below still run, since one of them may fail first.
+class LowestError {
+ public:
+  void capture(uint64_t iteration) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (iteration >= lowest_.load(std::memory_order_relaxed)) return;
+    error_ = std::current_exception();
+    lowest_.store(iteration, std::memory_order_relaxed);
+  }
+  /// Whether `iteration` comes after one that failed.
+  bool skip(uint64_t iteration) const noexcept { return iteration > lowest_.load(std::memory_order_relaxed); }
+  void rethrow() {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::exception_ptr error_;
+  std::atomic<uint64_t> lowest_{UINT64_MAX};
+};
+
+/// The state of one parallel loop: its lowest failing iteration's error
+/// and OpenBLAS kept on one thread.
 struct ParallelLoop {
-  FirstError error;
+  LowestError error;
   BlasSerial blas;
 };
 
